@@ -1,0 +1,293 @@
+"""``python -m bot.cli``: parse, call the engine, print. Nothing else lives here.
+
+Exit codes: 0 answered or declined (a decline is a result), 1 something broke, 2 the command
+line or configuration is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from bot import bench, render
+from bot import config as config_module
+from bot.config import Config
+from bot.engine import Engine
+from bot.errors import PhpbotscoutError
+from bot.refresh import RefreshReport, SourceOutcome
+
+log = logging.getLogger("bot.cli")
+
+SAMPLE_QUESTION = "How does phpbotscout choose which passages answer a question?"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line, with help text for every command."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bot.cli",
+        description="Answer questions about your software from its own docs and code.",
+    )
+    parser.add_argument("--config", metavar="PATH", help="configuration file (TOML)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    index = commands.add_parser("index", help="build and inspect the index")
+    index_commands = index.add_subparsers(dest="index_command", required=True, metavar="ACTION")
+    build = index_commands.add_parser(
+        "build", help="discover sources, fetch them and index what changed"
+    )
+    build.add_argument(
+        "--source", action="append", default=[], metavar="NAME", help="refresh only this source"
+    )
+    build.add_argument("--force", action="store_true", help="re-read every file, changed or not")
+    build.add_argument("--json", action="store_true", help="print one JSON object")
+    sources = index_commands.add_parser(
+        "sources", help="every candidate source, its verdict and the clause that decided it"
+    )
+    sources.add_argument("--json", action="store_true", help="print a JSON array")
+    status = index_commands.add_parser(
+        "status", help="per source: commits indexed, when, staleness and the last error"
+    )
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+
+    ask = commands.add_parser("ask", help="answer a question from the index, with citations")
+    ask.add_argument("question", help="the question, in quotes")
+    ask.add_argument(
+        "--retrieval-only", action="store_true", help="print the ranked passages, compose nothing"
+    )
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+    ask.add_argument(
+        "--limit", type=_positive_int, default=8, metavar="N", help="passages to retrieve (8)"
+    )
+
+    bench_cmd = commands.add_parser("bench", help="run the retrieval benchmark")
+    bench_cmd.add_argument("questions", type=Path, help="questions file (JSON Lines)")
+    bench_cmd.add_argument(
+        "--repos", type=Path, required=True, metavar="DIR", help="directory of git repositories"
+    )
+    bench_cmd.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class _BarProgress:
+    """Draws one bar per source on a terminal."""
+
+    def __init__(self, bar: Progress) -> None:
+        self._bar = bar
+        self._task: Any = None
+
+    def source_started(self, name: str) -> None:
+        self._task = self._bar.add_task(name, total=None)
+
+    def file_read(self, name: str, path: str) -> None:
+        self._bar.advance(self._task)
+
+    def source_finished(self, outcome: SourceOutcome) -> None:
+        self._bar.update(
+            self._task, total=1, completed=1, description=f"{outcome.name}: {outcome.status}"
+        )
+
+
+async def cmd_index_build(engine: Engine, args: argparse.Namespace, out: Console) -> int:
+    """Refresh the index; exit 1 when any source failed."""
+    if out.is_terminal and not args.json:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+            report = await engine.refresh(args.source, force=args.force, progress=_BarProgress(bar))
+    else:
+        report = await engine.refresh(args.source, force=args.force)
+    if args.json:
+        _print_json(render.refresh_json(report))
+    else:
+        _print_build_summary(report, out)
+    return 1 if report.failed else 0
+
+
+def _print_build_summary(report: RefreshReport, out: Console) -> None:
+    table = Table(title=f"index build — {report.seconds:.1f} s")
+    for column in ("source", "status", "written", "kept", "chunks", "skipped", "seconds"):
+        table.add_column(column, justify="left" if column in ("source", "status") else "right")
+    for o in report.outcomes:
+        table.add_row(
+            o.name,
+            o.status,
+            str(o.written),
+            str(o.kept),
+            str(o.chunks),
+            str(o.skipped),
+            f"{o.seconds:.2f}",
+        )
+    out.print(table)
+    for candidate in report.candidates:
+        if not candidate.admitted:
+            out.print(
+                f"not indexed: {candidate.name} — {candidate.verdict.value} "
+                f"({candidate.clause}): {candidate.detail}"
+            )
+    for name in report.removed:
+        out.print(f"removed: {name} (no longer configured)")
+    for o in report.failed:
+        out.print(f"[red]failed[/red]: {o.name}: {o.error}")
+
+
+async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Console) -> int:
+    """Print every candidate source's verdict."""
+    states = await engine.sources()
+    if args.json:
+        _print_json(render.sources_json(states))
+        return 0
+    if not states:
+        out.print("No sources known yet. Run 'python -m bot.cli index build' to discover them.")
+        return 0
+    table = Table(title="sources")
+    for column in ("source", "verdict", "clause", "detail"):
+        table.add_column(column)
+    for s in states:
+        table.add_row(s.name, s.verdict, s.clause, s.detail)
+    out.print(table)
+    return 0
+
+
+async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Console) -> int:
+    """Print each source's freshness."""
+    statuses = await engine.status()
+    data = render.status_json(statuses)
+    if args.json:
+        _print_json(data)
+        return 0
+    table = Table(title="index status")
+    for column in ("source", "commit", "release", "refreshed", "stale", "docs", "chunks", "error"):
+        table.add_column(column)
+    for s in statuses:
+        table.add_row(
+            s.state.name,
+            render.short_commit(s.state.branch_commit),
+            s.state.release_tag or render.short_commit(s.state.release_commit),
+            render.age_text(s.state.age_seconds()) + " ago" if s.state.refreshed_at else "never",
+            "yes" if s.stale else "no",
+            str(s.state.documents),
+            str(s.state.chunks),
+            s.state.last_error or "",
+        )
+    out.print(table)
+    t = data["totals"]
+    out.print(
+        f"{t['sources']} sources, {t['documents']} documents, {t['chunks']} chunks; "
+        f"{t['stale']} stale, {t['failing']} failing"
+    )
+    return 0
+
+
+async def cmd_ask(engine: Engine, args: argparse.Namespace, out: Console) -> int:
+    """Answer a question (passages only until a model is configured)."""
+    await engine.ensure_ready()
+    retrieval = await engine.retrieve(args.question, args.limit)
+    if args.retrieval_only:
+        if args.json:
+            _print_json(render.retrieval_json(retrieval))
+        else:
+            print(render.retrieval_text(retrieval))
+        return 0
+    stale = await engine.stale_sources(retrieval.results)
+    if args.json:
+        data = render.retrieval_json(retrieval)
+        _print_json(
+            {
+                "question": retrieval.question,
+                "outcome": "passages",
+                "answer": None,
+                "citations": [],
+                "decline": None,
+                "stale": stale,
+                "provider": "none",
+                "model": None,
+                "notice": render.NO_MODEL_NOTICE,
+                "passages": data["results"],
+            }
+        )
+        return 0
+    print(render.NO_MODEL_NOTICE)
+    print()
+    print(render.retrieval_text(retrieval))
+    if stale:
+        print(f"\nNote: {', '.join(stale)} has not been refreshed within its interval.")
+    return 0
+
+
+async def cmd_bench(args: argparse.Namespace) -> int:
+    """Run the retrieval benchmark."""
+    result = await bench.run(args.questions, args.repos)
+    if args.json:
+        _print_json(result)
+    else:
+        print(bench.to_text(result))
+    return 0
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+Handler = Callable[[Engine, argparse.Namespace, Console], Awaitable[int]]
+HANDLERS: dict[str, Handler] = {
+    "index build": cmd_index_build,
+    "index sources": cmd_index_sources,
+    "index status": cmd_index_status,
+    "ask": cmd_ask,
+}
+
+
+async def _run(args: argparse.Namespace, config: Config) -> int:
+    if args.command == "bench":
+        return await cmd_bench(args)
+    name = args.command + (f" {args.index_command}" if args.command == "index" else "")
+    async with await Engine.open(config) as engine:
+        return await HANDLERS[name](engine, args, Console(highlight=False))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    wants_json = bool(getattr(args, "json", False))
+    try:
+        config = config_module.load(args.config, os.environ, Path.cwd())
+        return asyncio.run(_run(args, config))
+    except PhpbotscoutError as exc:
+        if wants_json:
+            _print_json({"error": {"kind": exc.kind, "message": str(exc)}})
+        else:
+            print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted: the index is as it was before the interrupted step", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,438 @@
+"""Configuration: one TOML file plus the environment, read once and validated up front.
+
+Where the file comes from, in order: ``--config PATH``, ``$PHPBOTSCOUT_CONFIG``,
+``./phpbotscout.toml``, else the embedded default (this checkout indexes itself, no tokens,
+no network). Every key is declared once in ``KEYS``; anything else in the file is an error
+that names the key. Secrets are read only from the environment and never printed.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from bot.errors import ConfigError
+
+PROVIDERS = ("anthropic", "claude-local", "none")
+MARKDOWN_SCOPES = ("site", "all")
+RETRIEVAL_MODES = ("bm25",)
+DEFAULT_MODEL = "claude-haiku-4-5"
+CONFIG_FILE_NAME = "phpbotscout.toml"
+
+# The environment variables a secret may come from; a secret in the file is refused.
+SECRET_ENV = {
+    "discord.token": "DISCORD_TOKEN",
+    "gitlab.token": "GITLAB_TOKEN",
+    "answer.api_key": "ANTHROPIC_API_KEY",
+    "webhook.secret": "PHPBOTSCOUT_WEBHOOK_SECRET",
+}
+
+
+class Secret:
+    """A string that never shows itself in a repr, a log line or a traceback."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """Return the secret itself, for the one place that must send it."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most ``count`` requests per ``per_seconds`` for one user."""
+
+    count: int
+    per_seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Secrets:
+    """Secrets from the environment; each is ``None`` when unset or empty."""
+
+    discord_token: Secret | None = None
+    gitlab_token: Secret | None = None
+    anthropic_api_key: Secret | None = None
+    webhook_secret: Secret | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Every setting phpbotscout reads, validated, with relative paths already resolved."""
+
+    origin: str
+    embedded: bool
+    index_path: Path
+    clones_dir: Path
+    feed_url: str | None
+    ssh_key: Path | None
+    ssh_known_hosts: Path | None
+    refresh_interval: float
+    markdown_scope: str
+    gitlab_api_url: str
+    gitlab_group: str | None
+    gitlab_siteless_subgroups: tuple[str, ...]
+    exclude: tuple[str, ...]
+    local_sources: tuple[Path, ...]
+    source_intervals: Mapping[str, float]
+    retrieval_mode: str
+    answer_provider: str
+    answer_model: str
+    answer_timeout: float
+    discord_guilds: tuple[int, ...]
+    discord_rate_limit: RateLimit
+    discord_api_url: str
+    webhook_listen: tuple[str, int] | None
+    secrets: Secrets = field(default_factory=Secrets)
+
+    def interval_for(self, source: str) -> float:
+        """Return the refresh interval of one source, in seconds."""
+        return self.source_intervals.get(source, self.refresh_interval)
+
+
+# ---------------------------------------------------------------------------------------------
+# Value parsers: each takes the raw TOML value and the key, returns the typed value or raises.
+
+
+def _fail(key: str, value: object, allowed: str) -> ConfigError:
+    return ConfigError(key, value, allowed)
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([smhd])")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(key: str, value: object) -> float:
+    """Parse ``90``, ``"90s"``, ``"30m"``, ``"6h"``, ``"1d"`` or ``"1h30m"`` into seconds."""
+    allowed = "a positive number of seconds or a duration such as '90s', '30m', '6h', '1d'"
+    if isinstance(value, bool):
+        raise _fail(key, value, allowed)
+    if isinstance(value, int | float):
+        seconds = float(value)
+    elif isinstance(value, str):
+        text = value.strip().lower()
+        parts = _DURATION_PART.findall(text)
+        if not parts or _DURATION_PART.sub("", text).strip():
+            raise _fail(key, value, allowed)
+        seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
+    else:
+        raise _fail(key, value, allowed)
+    if seconds <= 0:
+        raise _fail(key, value, allowed)
+    return seconds
+
+
+def _string(key: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(key, value, "a non-empty string")
+    return value.strip()
+
+
+def _choice(*choices: str) -> Callable[[str, object], str]:
+    def parse(key: str, value: object) -> str:
+        if value not in choices:
+            raise _fail(key, value, "one of " + ", ".join(repr(c) for c in choices))
+        return str(value)
+
+    return parse
+
+
+def _url(*schemes: str) -> Callable[[str, object], str]:
+    def parse(key: str, value: object) -> str:
+        allowed = "an absolute URL with scheme " + " or ".join(schemes)
+        if not isinstance(value, str):
+            raise _fail(key, value, allowed)
+        parts = urlsplit(value.strip())
+        if parts.scheme not in schemes or not parts.hostname:
+            raise _fail(key, value, allowed)
+        return value.strip().rstrip("/")
+
+    return parse
+
+
+def _string_list(key: str, value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise _fail(key, value, "a list of non-empty strings")
+    return tuple(v.strip() for v in value)
+
+
+def _group_path(key: str, value: object) -> str:
+    text = _string(key, value).strip("/")
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]+(/[A-Za-z0-9_.\-]+)*", text):
+        raise _fail(key, value, "a group path such as 'my-org' or 'my-org/platform'")
+    return text
+
+
+def _guild_list(key: str, value: object) -> tuple[int, ...]:
+    allowed = "a list of Discord guild ids (integers, or strings of digits)"
+    if not isinstance(value, list):
+        raise _fail(key, value, allowed)
+    guilds = []
+    for item in value:
+        if isinstance(item, bool) or not (
+            isinstance(item, int) or (isinstance(item, str) and item.isdigit())
+        ):
+            raise _fail(key, value, allowed)
+        guilds.append(int(item))
+    return tuple(guilds)
+
+
+def _rate_limit(key: str, value: object) -> RateLimit:
+    allowed = "'COUNT/DURATION', such as '3/60s' (three asks a minute per user)"
+    if not isinstance(value, str) or "/" not in value:
+        raise _fail(key, value, allowed)
+    count_text, _, per_text = value.partition("/")
+    if not count_text.strip().isdigit() or int(count_text) < 1:
+        raise _fail(key, value, allowed)
+    try:
+        per = parse_duration(key, per_text)
+    except ConfigError:
+        raise _fail(key, value, allowed) from None
+    return RateLimit(int(count_text), per)
+
+
+def _listen(key: str, value: object) -> tuple[str, int]:
+    allowed = "'HOST:PORT', such as '127.0.0.1:8088'"
+    if not isinstance(value, str) or ":" not in value:
+        raise _fail(key, value, allowed)
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise _fail(key, value, allowed)
+    return host.strip("[]"), int(port)
+
+
+def _intervals(key: str, value: object) -> dict[str, float]:
+    if not isinstance(value, dict):
+        raise _fail(key, value, "a table of source name = duration")
+    return {str(name): parse_duration(f"{key}.{name}", v) for name, v in value.items()}
+
+
+_RawPath = str  # paths are resolved after parsing, against the file's directory
+
+
+def _path(key: str, value: object) -> _RawPath:
+    return _string(key, value)
+
+
+def _path_list(key: str, value: object) -> tuple[_RawPath, ...]:
+    return _string_list(key, value)
+
+
+def _timeout(key: str, value: object) -> float:
+    seconds = parse_duration(key, value)
+    if seconds > 600:
+        raise _fail(key, value, "a duration of at most 600 seconds")
+    return seconds
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One configuration key: its dotted name, parser, default and a one-line why."""
+
+    name: str
+    parse: Callable[[str, object], Any]
+    default: Any
+    help: str
+
+
+KEYS: tuple[Key, ...] = (
+    Key("index.path", _path, None, "SQLite file holding the index, questions and votes"),
+    Key("index.clones", _path, None, "directory for forge clones (created mode 0700)"),
+    Key("index.feed.url", _url("https", "http"), None, "estate feed: JSON list of project paths"),
+    Key("index.ssh.key", _path, None, "private key: clone over SSH instead of HTTPS"),
+    Key("index.ssh.known_hosts", _path, None, "pinned host keys for SSH clones"),
+    Key("index.refresh_interval", parse_duration, 6 * 3600.0, "how often a source refreshes"),
+    Key("index.markdown", _choice(*MARKDOWN_SCOPES), "site", "forge markdown beyond the site"),
+    Key("gitlab.url.api", _url("https", "http"), "https://gitlab.com/api/v4", "GitLab API"),
+    Key("gitlab.group", _group_path, None, "the group whose projects may be indexed"),
+    Key(
+        "gitlab.siteless_subgroups",
+        _string_list,
+        ("go", "rust", "images"),
+        "subgroups admitted without a docs site (README, code, changelog only)",
+    ),
+    Key("sources.exclude", _string_list, (), "project paths never indexed, checked first"),
+    Key("sources.local", _path_list, (), "git repositories on disk, or directories of them"),
+    Key("sources.refresh_intervals", _intervals, {}, "per-source refresh interval overrides"),
+    Key("retrieval.mode", _choice(*RETRIEVAL_MODES), "bm25", "how passages are retrieved"),
+    Key("answer.provider", _choice(*PROVIDERS), None, "who composes answers"),
+    Key("answer.model", _string, DEFAULT_MODEL, "model used by the provider"),
+    Key("answer.timeout", _timeout, 60.0, "longest wait for one model answer"),
+    Key("discord.guilds", _guild_list, (), "sync commands to these guilds (else globally)"),
+    Key("discord.rate_limit", _rate_limit, RateLimit(3, 60.0), "asks per user per window"),
+    Key("discord.api_url", _url("https", "http"), "https://discord.com/api/v10", "Discord REST"),
+    Key("webhook.listen", _listen, None, "HOST:PORT for the push webhook (off when unset)"),
+)
+KEYS_BY_NAME = {k.name: k for k in KEYS}
+_TABLE_VALUED = {"sources.refresh_intervals"}
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Turn nested TOML tables into dotted keys, stopping at keys whose value is a table."""
+    flat: dict[str, Any] = {}
+    for name, value in table.items():
+        dotted = f"{prefix}{name}"
+        if dotted in SECRET_ENV:
+            raise ConfigError(
+                dotted,
+                "<hidden>",
+                f"secrets are read only from the environment: set {SECRET_ENV[dotted]}",
+            )
+        if isinstance(value, dict) and dotted not in _TABLE_VALUED:
+            if not value:
+                continue
+            flat.update(_flatten(value, dotted + "."))
+        else:
+            flat[dotted] = value
+    return flat
+
+
+def _secrets(env: Mapping[str, str]) -> Secrets:
+    def get(name: str) -> Secret | None:
+        value = env.get(name, "").strip()
+        return Secret(value) if value else None
+
+    return Secrets(
+        discord_token=get("DISCORD_TOKEN"),
+        gitlab_token=get("GITLAB_TOKEN"),
+        anthropic_api_key=get("ANTHROPIC_API_KEY"),
+        webhook_secret=get("PHPBOTSCOUT_WEBHOOK_SECRET"),
+    )
+
+
+def data_dir(env: Mapping[str, str]) -> Path:
+    """Return the per-user data directory (``$XDG_DATA_HOME/phpbotscout``)."""
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local/share")
+    return Path(base).expanduser() / "phpbotscout"
+
+
+def project_root() -> Path:
+    """Return the checkout this package runs from: the embedded default corpus."""
+    return Path(__file__).resolve().parent.parent
+
+
+def find_config_file(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Path | None:
+    """Return the configuration file to read, or ``None`` for the embedded default."""
+    if explicit:
+        return Path(explicit)
+    if env.get("PHPBOTSCOUT_CONFIG"):
+        return Path(env["PHPBOTSCOUT_CONFIG"])
+    candidate = cwd / CONFIG_FILE_NAME
+    return candidate if candidate.is_file() else None
+
+
+def load(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Config:
+    """Read and validate the configuration once; raise ``ConfigError`` naming what is wrong."""
+    path = find_config_file(explicit, env, cwd)
+    if path is None:
+        return _build({}, origin="embedded default", base=cwd, env=env, embedded=True)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("--config", str(path), "the path of an existing TOML file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError("--config", str(path), f"a readable UTF-8 file ({exc})") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("--config", str(path), f"valid TOML ({exc})") from None
+    return _build(raw, origin=str(path), base=path.resolve().parent, env=env, embedded=False)
+
+
+def from_mapping(raw: Mapping[str, Any], env: Mapping[str, str], base: Path) -> Config:
+    """Validate an already-parsed TOML mapping (for tests and embedding)."""
+    return _build(raw, origin="mapping", base=base, env=env, embedded=False)
+
+
+def _build(
+    raw: Mapping[str, Any], *, origin: str, base: Path, env: Mapping[str, str], embedded: bool
+) -> Config:
+    flat = _flatten(raw)
+    values: dict[str, Any] = {}
+    for name, value in flat.items():
+        key = KEYS_BY_NAME.get(name)
+        if key is None:
+            raise ConfigError(name, value, _unknown_key_hint(name))
+        values[name] = key.parse(name, value)
+    for key in KEYS:
+        values.setdefault(key.name, key.default)
+
+    def resolve(value: str | None) -> Path | None:
+        if value is None:
+            return None
+        p = Path(value).expanduser()
+        return p if p.is_absolute() else (base / p)
+
+    secrets = _secrets(env)
+    home = data_dir(env)
+    local = tuple(p for p in (resolve(v) for v in values["sources.local"]) if p is not None)
+    if embedded:
+        local = (project_root(),)
+        index_path = home / "default.sqlite"
+    else:
+        index_path = resolve(values["index.path"]) or (base / "phpbotscout.sqlite")
+    clones = resolve(values["index.clones"]) or (home / "clones")
+    provider = values["answer.provider"]
+    if provider is None:
+        provider = "anthropic" if secrets.anthropic_api_key else "none"
+    if not local and not values["gitlab.group"] and not embedded:
+        raise ConfigError(
+            "sources.local",
+            [],
+            "at least one source: set sources.local to repositories on disk, "
+            "or gitlab.group to a GitLab group",
+        )
+    return Config(
+        origin=origin,
+        embedded=embedded,
+        index_path=index_path,
+        clones_dir=clones,
+        feed_url=values["index.feed.url"],
+        ssh_key=resolve(values["index.ssh.key"]),
+        ssh_known_hosts=resolve(values["index.ssh.known_hosts"]),
+        refresh_interval=values["index.refresh_interval"],
+        markdown_scope=values["index.markdown"],
+        gitlab_api_url=values["gitlab.url.api"],
+        gitlab_group=values["gitlab.group"],
+        gitlab_siteless_subgroups=values["gitlab.siteless_subgroups"],
+        exclude=values["sources.exclude"],
+        local_sources=local,
+        source_intervals=values["sources.refresh_intervals"],
+        retrieval_mode=values["retrieval.mode"],
+        answer_provider=provider,
+        answer_model=values["answer.model"],
+        answer_timeout=values["answer.timeout"],
+        discord_guilds=values["discord.guilds"],
+        discord_rate_limit=values["discord.rate_limit"],
+        discord_api_url=values["discord.api_url"],
+        webhook_listen=values["webhook.listen"],
+        secrets=secrets,
+    )
+
+
+def _unknown_key_hint(name: str) -> str:
+    section = name.split(".", 1)[0]
+    known = [k.name for k in KEYS if k.name.split(".", 1)[0] == section]
+    if known:
+        return "not a known key; keys in [" + section + "] are " + ", ".join(known)
+    sections = sorted({k.name.split(".", 1)[0] for k in KEYS})
+    return "not a known key; known sections are " + ", ".join(sections)

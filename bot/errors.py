@@ -1,0 +1,91 @@
+"""The errors phpbotscout raises, and what each one tells the person who sees it.
+
+Every message is written to be shown as it is: it says what went wrong and what to do next.
+The CLI turns these into one line on stderr and an exit code; the Discord layer into an
+ephemeral reply.
+
+    PhpbotscoutError
+     ├── UsageError                  exit 2: the command line or configuration is wrong
+     │    └── ConfigError            a key, its value and what is allowed
+     └── OperationalError            exit 1: something broke while doing the work
+          ├── StoreError             the index database cannot be opened or migrated
+          ├── EmptyIndexError        nothing has been indexed yet
+          ├── SourceError            a repository could not be read or fetched
+          │    └── ForgeError        the forge API failed
+          │         └── RateLimited  the forge asked us to slow down; the run stops
+          └── ProviderError          the answering model failed
+"""
+
+from __future__ import annotations
+
+
+class PhpbotscoutError(Exception):
+    """Base of every error phpbotscout raises on purpose."""
+
+    exit_code = 1
+    kind = "error"
+
+
+class UsageError(PhpbotscoutError):
+    """The command line or its inputs are wrong; fixing them fixes the run."""
+
+    exit_code = 2
+    kind = "usage"
+
+
+class ConfigError(UsageError):
+    """A configuration file, key or value is not acceptable."""
+
+    kind = "config"
+
+    def __init__(self, key: str, value: object, allowed: str) -> None:
+        self.key = key
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"configuration key '{key}' has value {value!r}: {allowed}")
+
+
+class OperationalError(PhpbotscoutError):
+    """Something broke while doing the work; the inputs may be fine."""
+
+    kind = "operational"
+
+
+class StoreError(OperationalError):
+    """The index database cannot be opened, read or migrated."""
+
+    kind = "index"
+
+
+class EmptyIndexError(OperationalError):
+    """The index holds no passages, so there is nothing to answer from."""
+
+    kind = "empty_index"
+
+
+class SourceError(OperationalError):
+    """A repository could not be read, fetched or indexed."""
+
+    kind = "source"
+
+
+class ForgeError(SourceError):
+    """The forge API answered with an error or could not be reached."""
+
+    kind = "forge"
+
+
+class RateLimited(ForgeError):
+    """The forge rate-limited us; the run stops rather than spending more of the limit."""
+
+    kind = "rate_limited"
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class ProviderError(OperationalError):
+    """The answering model could not be reached or answered unusably."""
+
+    kind = "provider"

@@ -1,0 +1,96 @@
+"""Reading what the index holds about its sources: verdicts, commits, freshness, totals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from bot.index.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class SourceState:
+    """One row of ``sources`` with its document and chunk counts."""
+
+    name: str
+    origin: str
+    location: str
+    verdict: str
+    clause: str
+    detail: str
+    web_url: str | None
+    site_url: str | None
+    default_branch: str | None
+    branch_commit: str | None
+    release_tag: str | None
+    release_commit: str | None
+    corpus_version: int | None
+    checked_at: str | None
+    indexed_at: str | None
+    refreshed_at: str | None
+    last_error: str | None
+    last_error_at: str | None
+    documents: int = 0
+    chunks: int = 0
+
+    def age_seconds(self, at: datetime | None = None) -> float | None:
+        """Seconds since the source was last refreshed, or ``None`` if it never was."""
+        if not self.refreshed_at:
+            return None
+        moment = at or datetime.now(UTC)
+        return (moment - datetime.fromisoformat(self.refreshed_at)).total_seconds()
+
+    def is_stale(self, interval: float, at: datetime | None = None) -> bool:
+        """Whether the source is past its refresh interval (never indexed counts as stale)."""
+        age = self.age_seconds(at)
+        return age is None or age > interval
+
+
+_SOURCES_SQL = """
+SELECT s.name, s.origin, s.location, s.verdict, s.clause, s.detail, s.web_url, s.site_url,
+       s.default_branch, s.branch_commit, s.release_tag, s.release_commit, s.corpus_version,
+       s.checked_at, s.indexed_at, s.refreshed_at, s.last_error, s.last_error_at,
+       (SELECT count(*) FROM documents d WHERE d.source = s.name) AS documents,
+       (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id
+         WHERE d.source = s.name) AS chunks
+FROM sources s
+ORDER BY s.name
+"""
+
+
+async def sources(store: Store) -> list[SourceState]:
+    """Every source the index knows, with counts, in name order."""
+    async with store.reader.execute(_SOURCES_SQL) as cursor:
+        rows = await cursor.fetchall()
+    return [SourceState(**dict(row)) for row in rows]
+
+
+async def source(store: Store, name: str) -> SourceState | None:
+    """One source by name, or ``None``."""
+    return next((s for s in await sources(store) if s.name == name), None)
+
+
+async def admitted_names(store: Store) -> list[str]:
+    """Names of the sources answers may cite."""
+    async with store.reader.execute(
+        "SELECT name FROM sources WHERE verdict = 'admitted' ORDER BY name"
+    ) as cursor:
+        return [row[0] for row in await cursor.fetchall()]
+
+
+async def fingerprints(store: Store, name: str) -> dict[str, str]:
+    """Each indexed path of a source and the fingerprint it was indexed with."""
+    async with store.reader.execute(
+        "SELECT path, fingerprint FROM documents WHERE source = ?", (name,)
+    ) as cursor:
+        return {row[0]: row[1] for row in await cursor.fetchall()}
+
+
+async def chunk_count(store: Store) -> int:
+    """How many retrievable chunks the index holds from admitted sources."""
+    async with store.reader.execute(
+        "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
+        "JOIN sources s ON s.name = d.source WHERE s.verdict = 'admitted'"
+    ) as cursor:
+        row = await cursor.fetchone()
+    return int(row[0]) if row else 0

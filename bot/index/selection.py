@@ -1,0 +1,125 @@
+"""Choosing the passages an answer is composed from.
+
+Rules (indexing reference, "How the passages are chosen"):
+
+- No document takes more than two slots: a changelog's entries all match a question alike.
+- Passages whose text is the same once whitespace is normalised (a library copied into a
+  second repository) take one slot, the first.
+- A source the question names has its slots searched without its name, since inside that
+  source every page carries the name; the remaining slots search with the full question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Protocol, TypeVar
+
+PER_DOCUMENT = 2
+_WORD = re.compile(r"[^\W_]+")
+
+
+class Selectable(Protocol):
+    """What selection needs to know about a retrieved passage."""
+
+    @property
+    def chunk_id(self) -> int:
+        """The passage's chunk."""
+        ...
+
+    @property
+    def document_id(self) -> int:
+        """The document the chunk belongs to."""
+        ...
+
+    @property
+    def text(self) -> str:
+        """The passage's text."""
+        ...
+
+
+T = TypeVar("T", bound=Selectable)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def named_sources(question: str, names: Iterable[str]) -> list[str]:
+    """The sources whose whole name appears in the question as consecutive words.
+
+    ``urfave-cli`` is named by "urfave cli" or "urfave-cli"; ``go/config`` by "go/config".
+    """
+    words = [w.lower() for w in _words(question)]
+    found = []
+    for name in names:
+        parts = [p.lower() for p in _words(name)]
+        if parts and _find(words, parts) >= 0:
+            found.append(name)
+    return found
+
+
+def without_names(question: str, names: Iterable[str]) -> str:
+    """The question's words with every occurrence of the given names removed."""
+    words = _words(question)
+    lowered = [w.lower() for w in words]
+    keep = [True] * len(words)
+    for name in names:
+        parts = [p.lower() for p in _words(name)]
+        start = 0
+        while parts and (at := _find(lowered, parts, start)) >= 0:
+            for i in range(at, at + len(parts)):
+                keep[i] = False
+            start = at + len(parts)
+    return " ".join(w for w, k in zip(words, keep, strict=True) if k)
+
+
+def _find(words: Sequence[str], parts: Sequence[str], start: int = 0) -> int:
+    n = len(parts)
+    for i in range(start, len(words) - n + 1):
+        if list(words[i : i + n]) == list(parts):
+            return i
+    return -1
+
+
+def normalised(text: str) -> str:
+    """Text with whitespace runs collapsed, for spotting the same passage twice."""
+    return " ".join(text.split())
+
+
+def select(
+    named: Sequence[T],
+    general: Sequence[T],
+    limit: int,
+    named_slots: int,
+    per_document: int = PER_DOCUMENT,
+) -> list[T]:
+    """Fill ``limit`` slots with passages.
+
+    First up to ``named_slots`` from the named sources' results, then the rest from the full
+    question's, then any still empty from the named results again. Both inputs are ranked
+    best first; the output keeps the order slots were filled in.
+    """
+    chosen: list[T] = []
+    per_doc: dict[int, int] = {}
+    seen_ids: set[int] = set()
+    seen_text: set[str] = set()
+
+    def take(results: Sequence[T], until: int) -> None:
+        for result in results:
+            if len(chosen) >= until:
+                return
+            if result.chunk_id in seen_ids or per_doc.get(result.document_id, 0) >= per_document:
+                continue
+            key = normalised(result.text)
+            if key in seen_text:
+                continue
+            chosen.append(result)
+            seen_ids.add(result.chunk_id)
+            seen_text.add(key)
+            per_doc[result.document_id] = per_doc.get(result.document_id, 0) + 1
+
+    take(named, min(named_slots, limit))
+    take(general, limit)
+    take(named, limit)
+    return chosen

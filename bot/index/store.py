@@ -1,0 +1,180 @@
+"""The one SQLite file: opening it, migrating it, and the single writer.
+
+WAL mode lets readers keep answering from the last committed index while a refresh writes.
+There is one writing connection, and every write goes through ``Store.write()``, which holds
+a lock and one explicit transaction: a crash or an error part-way leaves the previous index
+exactly as it was.
+
+Migrations are the numbered ``migrations/*.sql`` files, applied in order at start-up, each
+in one transaction together with its bookkeeping row, so a failing migration rolls back and
+stays pending, and running them again is a no-op.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import aiosqlite
+
+from bot.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+
+
+def now() -> str:
+    """The current time as stored: ISO 8601 in UTC, to the second."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def split_statements(script: str) -> list[str]:
+    """Split a SQL script into statements, keeping trigger bodies whole.
+
+    ``executescript`` would commit the open transaction first, which is exactly what a
+    migration must not do, so statements run one by one inside the migration's transaction.
+    """
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statement = pending.strip()
+            if _has_sql(statement):
+                statements.append(statement)
+            pending = ""
+    if _has_sql(pending):
+        statements.append(pending.strip())
+    return statements
+
+
+def _has_sql(text: str) -> bool:
+    return any(line.strip() and not line.strip().startswith("--") for line in text.splitlines())
+
+
+class Store:
+    """An open index database: a reading connection and the one writing connection."""
+
+    def __init__(self, path: Path, reader: aiosqlite.Connection, writer: aiosqlite.Connection):
+        self.path = path
+        self.reader = reader
+        self._writer = writer
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path, migrations_dir: Path = MIGRATIONS_DIR) -> Store:
+        """Open (creating if needed) and migrate the database at ``path``."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"Cannot create the directory for the index at {path}: {exc}. "
+                "Set index.path to a writable location."
+            ) from None
+        writer = await _connect(path)
+        try:
+            await _configure(writer, path, wal=True)
+            await migrate(writer, migrations_dir, path)
+            reader = await _connect(path)
+            await _configure(reader, path, wal=False)
+        except BaseException:
+            await writer.close()
+            raise
+        return cls(path, reader, writer)
+
+    async def close(self) -> None:
+        """Close both connections; safe to call twice."""
+        await self.reader.close()
+        await self._writer.close()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction: commits when the block ends, rolls back if it raises."""
+        async with self._write_lock:
+            await self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._writer
+            except BaseException:
+                await self._writer.execute("ROLLBACK")
+                raise
+            else:
+                await self._writer.execute("COMMIT")
+
+
+async def _connect(path: Path) -> aiosqlite.Connection:
+    try:
+        conn = await aiosqlite.connect(path, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _unreadable(path, exc) from None
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+async def _configure(conn: aiosqlite.Connection, path: Path, *, wal: bool) -> None:
+    try:
+        await conn.execute("PRAGMA busy_timeout = 10000")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        if wal:
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute("PRAGMA synchronous = NORMAL")
+        await conn.execute("SELECT count(*) FROM sqlite_master")
+    except sqlite3.Error as exc:
+        await conn.close()
+        raise _unreadable(path, exc) from None
+
+
+def _unreadable(path: Path, exc: Exception) -> StoreError:
+    return StoreError(
+        f"The index at {path} cannot be opened ({exc}). If it is damaged, move it aside "
+        "and run 'python -m bot.cli index build' to build a new one."
+    )
+
+
+def _read_migrations(directory: Path) -> list[tuple[Path, str]]:
+    return [(f, f.read_text(encoding="utf-8")) for f in sorted(directory.glob("*.sql"))]
+
+
+async def migrate(conn: aiosqlite.Connection, directory: Path, path: Path) -> list[str]:
+    """Apply pending migrations in order; return the versions applied now."""
+    await conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    async with conn.execute("SELECT version FROM schema_migrations") as cursor:
+        applied = {row[0] for row in await cursor.fetchall()}
+    done: list[str] = []
+    for file, script in await asyncio.to_thread(_read_migrations, directory):
+        version = file.stem
+        if version in applied:
+            continue
+        statements = split_statements(script)
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in statements:
+                await conn.execute(statement)
+            await conn.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                (version, now()),
+            )
+        except sqlite3.Error as exc:
+            await conn.execute("ROLLBACK")
+            raise StoreError(
+                f"Migration {file.name} failed on {path}: {exc}. Nothing from it was applied; "
+                "the index is as it was before. Fix the migration, then run the command again."
+            ) from None
+        await conn.execute("COMMIT")
+        log.info("applied migration %s to %s", version, path)
+        done.append(version)
+    return done

@@ -1,0 +1,201 @@
+"""Writing the index: verdicts, and one source's documents in one transaction.
+
+A source's re-index replaces what it had in a single transaction: new and changed documents
+are written first, and documents of files that vanished are removed only after every file of
+the new commit is in. A failure or a kill part-way therefore leaves the previous index as it
+was (the transaction never commits), and readers never see a half-written source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from bot.corpus.chunk import Chunk, Kind
+from bot.forge.candidates import Candidate
+from bot.index.store import Store, now
+
+PATH_SEPARATOR = " › "
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentData:
+    """One file to (re)write, with the commit it was read from and its chunks."""
+
+    path: str
+    kind: Kind
+    title: str
+    page_url: str | None
+    commit: str
+    content_sha: str
+    fingerprint: str
+    chunks: tuple[Chunk, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KeptDocument:
+    """A file whose content and citation rules did not change: only its commit moves."""
+
+    path: str
+    commit: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePlan:
+    """Everything a source's re-index writes."""
+
+    name: str
+    branch_commit: str | None
+    release_tag: str | None
+    release_commit: str | None
+    corpus_version: int
+    site_url: str | None = None
+    fresh: tuple[DocumentData, ...] = ()
+    kept: tuple[KeptDocument, ...] = ()
+    skipped: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def paths(self) -> set[str]:
+        """Every path the source holds once this plan is written."""
+        return {d.path for d in self.fresh} | {d.path for d in self.kept}
+
+
+async def record_verdicts(store: Store, candidates: Iterable[Candidate]) -> None:
+    """Store every candidate's verdict and clause; indexing state is kept as it was."""
+    stamp = now()
+    rows = [
+        (c.name, c.origin, c.location, c.verdict.value, c.clause, c.detail, c.web_url, stamp)
+        for c in candidates
+    ]
+    async with store.write() as conn:
+        await conn.executemany(
+            """
+            INSERT INTO sources (name, origin, location, verdict, clause, detail, web_url,
+                                 checked_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET
+                origin = excluded.origin, location = excluded.location,
+                verdict = excluded.verdict, clause = excluded.clause,
+                detail = excluded.detail, web_url = excluded.web_url,
+                checked_at = excluded.checked_at
+            """,
+            rows,
+        )
+
+
+async def write_source(store: Store, plan: SourcePlan) -> None:
+    """Replace one source's documents with ``plan`` in a single transaction."""
+    stamp = now()
+    async with store.write() as conn:
+        async with conn.execute(
+            "SELECT path, id FROM documents WHERE source = ?", (plan.name,)
+        ) as cursor:
+            existing = {row[0]: row[1] for row in await cursor.fetchall()}
+
+        await conn.executemany(
+            "UPDATE documents SET commit_sha = ?, indexed_at = ? WHERE source = ? AND path = ?",
+            [(d.commit, stamp, plan.name, d.path) for d in plan.kept],
+        )
+        for doc in plan.fresh:
+            if doc.path in existing:
+                await conn.execute("DELETE FROM documents WHERE id = ?", (existing[doc.path],))
+            cursor = await conn.execute(
+                """
+                INSERT INTO documents (source, path, kind, title, page_url, commit_sha,
+                                       content_sha, fingerprint, indexed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                (
+                    plan.name,
+                    doc.path,
+                    doc.kind.value,
+                    doc.title,
+                    doc.page_url,
+                    doc.commit,
+                    doc.content_sha,
+                    doc.fingerprint,
+                    stamp,
+                ),
+            )
+            document_id = cursor.lastrowid
+            await conn.executemany(
+                """
+                INSERT INTO chunks (document_id, ordinal, heading, heading_path, terms, body,
+                                    anchor, symbol, start_line, end_line, start_byte, end_byte)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [_chunk_row(document_id, i, c) for i, c in enumerate(doc.chunks)],
+            )
+
+        # Only now that every file of the new commit is written do vanished files go.
+        vanished = [(existing[p],) for p in existing.keys() - plan.paths]
+        await conn.executemany("DELETE FROM documents WHERE id = ?", vanished)
+
+        await conn.execute(
+            """
+            UPDATE sources SET branch_commit = ?, release_tag = ?, release_commit = ?, site_url = ?,
+                   corpus_version = ?, indexed_at = ?, refreshed_at = ?, last_error = NULL,
+                   last_error_at = NULL
+            WHERE name = ?
+            """,
+            (
+                plan.branch_commit,
+                plan.release_tag,
+                plan.release_commit,
+                plan.site_url,
+                plan.corpus_version,
+                stamp,
+                stamp,
+                plan.name,
+            ),
+        )
+
+
+def _chunk_row(document_id: int | None, ordinal: int, chunk: Chunk) -> tuple[object, ...]:
+    return (
+        document_id,
+        ordinal,
+        chunk.heading,
+        PATH_SEPARATOR.join(chunk.heading_path),
+        chunk.terms,
+        chunk.text,
+        chunk.anchor,
+        chunk.symbol,
+        chunk.start_line,
+        chunk.end_line,
+        chunk.start_byte,
+        chunk.end_byte,
+    )
+
+
+async def record_failure(store: Store, name: str, error: str) -> None:
+    """Note a source's failed refresh; its documents stay as they were."""
+    async with store.write() as conn:
+        await conn.execute(
+            "UPDATE sources SET last_error = ?, last_error_at = ? WHERE name = ?",
+            (error, now(), name),
+        )
+
+
+async def mark_fresh(store: Store, name: str) -> None:
+    """Record that an unchanged source was checked now, which keeps it fresh."""
+    async with store.write() as conn:
+        await conn.execute(
+            "UPDATE sources SET refreshed_at = ?, last_error = NULL, last_error_at = NULL "
+            "WHERE name = ?",
+            (now(), name),
+        )
+
+
+async def drop_sources(store: Store, names: Sequence[str]) -> None:
+    """Remove sources and everything indexed from them."""
+    if not names:
+        return
+    async with store.write() as conn:
+        await conn.executemany("DELETE FROM sources WHERE name = ?", [(n,) for n in names])
+
+
+async def clear_documents(store: Store, name: str) -> None:
+    """Remove a source's documents but keep its row, so its verdict can still be explained."""
+    async with store.write() as conn:
+        await conn.execute("DELETE FROM documents WHERE source = ?", (name,))

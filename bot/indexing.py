@@ -1,0 +1,139 @@
+"""From a source's commits to the documents its re-index writes.
+
+Docs, READMEs and other markdown come from the branch; code comes from the latest release
+when the source has one (indexing reference, "Which commit each kind comes from"). A file
+whose content, kind and citation rules are unchanged since the last index is not read again:
+only the commit it is cited at moves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from bot.corpus.chunk import Kind
+from bot.corpus.documents import CORPUS_VERSION, cut_file
+from bot.corpus.kinds import classify
+from bot.corpus.site import SiteLayout, find_config, parse_config
+from bot.corpus.urls import page_url
+from bot.index.writer import DocumentData, KeptDocument, SourcePlan
+from bot.snapshot import FileEntry, Snapshot
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What a source may contribute.
+
+    ``site``: whether its docs site counts (a forge source admitted without a published site
+    contributes no doc pages). ``other_markdown``: whether markdown outside the site is read.
+    """
+
+    site: bool = True
+    other_markdown: bool = True
+
+
+def detect_site(snapshot: Snapshot, files: list[FileEntry]) -> tuple[SiteLayout | None, str]:
+    """The snapshot's docs site, and a note when its config could not be used."""
+    by_path = {f.path: f for f in files}
+    config = find_config(by_path)
+    if config is None:
+        return None, ""
+    try:
+        text = snapshot.read(by_path[config]).decode("utf-8")
+        return parse_config(config, text), ""
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, f"site config unusable: {exc}"
+
+
+def fingerprint(kind: Kind, blob: str, cited_at: str | None) -> str:
+    """What must stay equal for a document's chunks to be reused as they are."""
+    key = f"{CORPUS_VERSION}\0{kind.value}\0{blob}\0{cited_at or ''}"
+    return hashlib.sha1(key.encode(), usedforsecurity=False).hexdigest()
+
+
+def plan_source(
+    name: str,
+    branch: Snapshot,
+    release: Snapshot | None,
+    release_tag: str | None,
+    existing: Mapping[str, str],
+    *,
+    scope: Scope = Scope(),
+    force: bool = False,
+    on_file: Callable[[str], None] | None = None,
+) -> SourcePlan:
+    """Read what changed and return the source's plan.
+
+    Args:
+        name: the source's name.
+        branch: the default branch's snapshot (docs, README, changelog, markdown).
+        release: the latest release's snapshot (code), or ``None`` to take code from the branch.
+        release_tag: the release's tag, recorded with the plan.
+        existing: each indexed path's fingerprint, to skip unchanged files.
+        scope: what this source may contribute.
+        force: read every file even when unchanged.
+        on_file: called with each path considered, for progress reporting.
+    """
+    branch_files = branch.files()
+    site, note = detect_site(branch, branch_files) if scope.site else (None, "")
+    code_snapshot = release or branch
+    code_files = code_snapshot.files() if release is not None else branch_files
+
+    work: list[tuple[Snapshot, FileEntry, Kind]] = []
+    for entry in branch_files:
+        kind = classify(entry.path, entry.size, site, other_markdown=scope.other_markdown)
+        if kind is not Kind.NONE and (kind is not Kind.CODE or release is None):
+            work.append((branch, entry, kind))
+    if release is not None:
+        for entry in code_files:
+            kind = classify(entry.path, entry.size, None, other_markdown=False)
+            if kind is Kind.CODE:
+                work.append((release, entry, kind))
+
+    fresh: list[DocumentData] = []
+    kept: list[KeptDocument] = []
+    skipped: list[tuple[str, str]] = [(site.config_path if site else "", note)] if note else []
+    for snapshot, entry, kind in work:
+        if on_file:
+            on_file(entry.path)
+        cited_at = (
+            page_url(site.site_url, site.page_path(entry.path))
+            if kind is Kind.DOC and site and site.site_url
+            else None
+        )
+        print_ = fingerprint(kind, entry.blob, cited_at)
+        if not force and existing.get(entry.path) == print_:
+            kept.append(KeptDocument(entry.path, snapshot.commit))
+            continue
+        cut = cut_file(entry.path, kind, snapshot.read(entry))
+        if cut.skipped:
+            log.debug("skipped %s/%s: %s", name, entry.path, cut.skipped)
+            skipped.append((entry.path, cut.skipped))
+            continue
+        fresh.append(
+            DocumentData(
+                path=entry.path,
+                kind=kind,
+                title=cut.title,
+                page_url=cited_at,
+                commit=snapshot.commit,
+                content_sha=entry.blob,
+                fingerprint=print_,
+                chunks=cut.chunks,
+            )
+        )
+    return SourcePlan(
+        name=name,
+        branch_commit=branch.commit,
+        release_tag=release_tag,
+        release_commit=release.commit if release else None,
+        corpus_version=CORPUS_VERSION,
+        site_url=site.site_url if site else None,
+        fresh=tuple(fresh),
+        kept=tuple(kept),
+        skipped=tuple(skipped),
+    )

@@ -1,0 +1,142 @@
+"""Turning engine results into the CLI's JSON objects and plain text (pure functions)."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+from bot.engine import Retrieval, SourceStatus
+from bot.index.catalog import SourceState
+from bot.index.retriever import Result
+from bot.refresh import RefreshReport
+
+NO_MODEL_NOTICE = (
+    'No model is configured (answer.provider = "none"), so these are the passages an '
+    "answer would be composed from, best first, with their citations. Set ANTHROPIC_API_KEY "
+    "or answer.provider to get composed answers."
+)
+
+
+def passage_json(rank: int, result: Result) -> dict[str, Any]:
+    """One passage as ``ask --json`` and ``ask --retrieval-only --json`` print it."""
+    return {
+        "rank": rank,
+        "score": round(result.score, 4),
+        "repo": result.repo,
+        "path": result.path,
+        "kind": result.kind,
+        "heading": result.heading,
+        "heading_path": list(result.heading_path),
+        "anchor": result.anchor,
+        "symbol": result.symbol,
+        "start_line": result.start_line,
+        "end_line": result.end_line,
+        "url": result.url,
+        "commit": result.commit,
+        "text": result.text,
+    }
+
+
+def retrieval_json(retrieval: Retrieval) -> dict[str, Any]:
+    """The ``ask --retrieval-only --json`` object."""
+    return {
+        "question": retrieval.question,
+        "query": retrieval.query,
+        "results": [passage_json(i, r) for i, r in enumerate(retrieval.results, 1)],
+    }
+
+
+def passage_label(result: Result) -> str:
+    """``repo path › heading`` or ``repo path symbol`` for one passage."""
+    where = result.symbol or " › ".join(result.heading_path) or result.heading
+    return f"{result.repo} {result.path} — {where}"
+
+
+def retrieval_text(retrieval: Retrieval, *, excerpt_lines: int = 3) -> str:
+    """Ranked passages for a terminal: score, where, citation and the first lines."""
+    if not retrieval.results:
+        return "Nothing in the index matched this question."
+    out = [f"query: {retrieval.query}", ""]
+    for rank, result in enumerate(retrieval.results, 1):
+        out.append(f"{rank:>2}. [{result.score:.2f}] {passage_label(result)}")
+        out.append(f"    {result.url}")
+        lines = [line for line in result.text.splitlines() if line.strip()][:excerpt_lines]
+        for line in lines:
+            out.append("    " + textwrap.shorten(line.strip(), 110, placeholder=" …"))
+        out.append("")
+    return "\n".join(out).rstrip()
+
+
+def sources_json(states: Sequence[SourceState]) -> list[dict[str, Any]]:
+    """The ``index sources --json`` array."""
+    return [
+        {"source": s.name, "verdict": s.verdict, "clause": s.clause, "detail": s.detail}
+        for s in states
+    ]
+
+
+def status_json(statuses: Sequence[SourceStatus]) -> dict[str, Any]:
+    """The ``index status --json`` object."""
+    rows = [
+        {
+            "source": s.state.name,
+            "branch_commit": s.state.branch_commit,
+            "release_commit": s.state.release_commit,
+            "release_tag": s.state.release_tag,
+            "indexed_at": s.state.indexed_at,
+            "refreshed_at": s.state.refreshed_at,
+            "refresh_interval": s.interval,
+            "stale": s.stale,
+            "last_error": s.state.last_error,
+            "documents": s.state.documents,
+            "chunks": s.state.chunks,
+        }
+        for s in statuses
+    ]
+    return {
+        "sources": rows,
+        "totals": {
+            "sources": len(rows),
+            "documents": sum(r["documents"] for r in rows),
+            "chunks": sum(r["chunks"] for r in rows),
+            "stale": sum(1 for r in rows if r["stale"]),
+            "failing": sum(1 for r in rows if r["last_error"]),
+        },
+    }
+
+
+def refresh_json(report: RefreshReport) -> dict[str, Any]:
+    """The ``index build --json`` object."""
+    return {
+        "sources": [
+            {
+                "source": o.name,
+                "status": o.status,
+                "documents_written": o.written,
+                "documents_kept": o.kept,
+                "chunks_written": o.chunks,
+                "files_skipped": o.skipped,
+                "seconds": round(o.seconds, 3),
+                "error": o.error,
+            }
+            for o in report.outcomes
+        ],
+        "removed": list(report.removed),
+        "seconds": round(report.seconds, 3),
+    }
+
+
+def short_commit(sha: str | None) -> str:
+    """The first 12 characters of a commit, or a dash."""
+    return sha[:12] if sha else "—"
+
+
+def age_text(seconds: float | None) -> str:
+    """``3m``, ``5h``, ``2d`` or ``never``."""
+    if seconds is None:
+        return "never"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"

@@ -1,0 +1,136 @@
+"""The files of one commit, read without touching the working tree.
+
+Documents are pinned to the commit they were read from, so they are read from the commit
+itself: uncommitted edits in a checkout never reach the index under a SHA that does not hold
+them. ``DirectorySnapshot`` exists for the one case with no git history at all: the embedded
+default corpus running from an unpacked copy rather than a clone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import git
+
+from bot.errors import SourceError
+
+_REGULAR_FILE_MODES = ("100644", "100755")
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """One file of a snapshot: its path, size and the identity of its content."""
+
+    path: str
+    size: int
+    blob: str
+
+
+class Snapshot(Protocol):
+    """The files of one commit (or one directory) and their contents."""
+
+    commit: str
+
+    def files(self) -> list[FileEntry]:
+        """Every regular file, symlinks and submodules excluded."""
+        ...
+
+    def read(self, entry: FileEntry) -> bytes:
+        """The content of one file."""
+        ...
+
+    def close(self) -> None:
+        """Release what reading needed (git helper processes)."""
+        ...
+
+
+class GitSnapshot:
+    """The tree of one commit of a local git repository."""
+
+    def __init__(self, repo_path: Path, ref: str = "HEAD") -> None:
+        try:
+            self._repo = git.Repo(repo_path)
+            self.commit = self._repo.commit(ref).hexsha
+        except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+            raise SourceError(f"{repo_path} is not a git repository") from None
+        except (ValueError, git.exc.BadName, git.exc.GitCommandError) as exc:
+            raise SourceError(
+                f"{repo_path} has no commit at {ref} ({exc}); commit something first"
+            ) from None
+
+    def files(self) -> list[FileEntry]:
+        """List the commit's tree with one ``git ls-tree`` call."""
+        try:
+            listing = self._repo.git.ls_tree("-r", "-l", "-z", "--full-tree", self.commit)
+        except git.exc.GitCommandError as exc:
+            raise SourceError(f"cannot list {self.commit}: {exc}") from None
+        entries = []
+        for record in listing.split("\0"):
+            if not record:
+                continue
+            meta, _, path = record.partition("\t")
+            mode, kind, blob, size = meta.split()
+            if kind == "blob" and mode in _REGULAR_FILE_MODES:
+                if not size.isdigit():  # git prints "BAD" for a blob it cannot find
+                    raise SourceError(
+                        f"cannot read {path} at {self.commit[:12]}: its blob is missing; "
+                        "the repository is damaged"
+                    )
+                entries.append(FileEntry(path, int(size), blob))
+        return entries
+
+    def read(self, entry: FileEntry) -> bytes:
+        """Read one blob through git's object database."""
+        try:
+            return bytes(self._repo.odb.stream(bytes.fromhex(entry.blob)).read())
+        except (ValueError, git.exc.GitError, OSError) as exc:
+            raise SourceError(
+                f"cannot read {entry.path} at {self.commit[:12]} ({exc}); "
+                "the repository may be damaged"
+            ) from None
+
+    def close(self) -> None:
+        """Stop the git helper processes this snapshot started."""
+        self._repo.close()
+
+
+class DirectorySnapshot:
+    """The files under a directory that is not a git repository."""
+
+    _SKIP = frozenset({".git", ".venv", "node_modules", "__pycache__", "site"})
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._entries = self._scan()
+        digest = hashlib.sha1(usedforsecurity=False)
+        for entry in self._entries:
+            digest.update(f"{entry.path}\0{entry.blob}\0".encode())
+        self.commit = "worktree-" + digest.hexdigest()[:12]
+
+    def _scan(self) -> list[FileEntry]:
+        entries = []
+        for dirpath, dirnames, filenames in os.walk(self._root):
+            dirnames[:] = sorted(d for d in dirnames if d not in self._SKIP)
+            for name in sorted(filenames):
+                full = Path(dirpath) / name
+                if full.is_symlink() or not full.is_file():
+                    continue
+                stat = full.stat()
+                rel = full.relative_to(self._root).as_posix()
+                entries.append(FileEntry(rel, stat.st_size, f"{stat.st_size}-{stat.st_mtime_ns}"))
+        return entries
+
+    def files(self) -> list[FileEntry]:
+        """Every regular file under the directory, in path order."""
+        return list(self._entries)
+
+    def read(self, entry: FileEntry) -> bytes:
+        """Read one file from disk."""
+        return (self._root / entry.path).read_bytes()
+
+    def close(self) -> None:
+        """Nothing to release."""

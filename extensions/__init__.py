@@ -1,0 +1,1 @@
+"""Discord extensions: one module per slash command."""

@@ -1,0 +1,141 @@
+from pathlib import Path
+
+import pytest
+
+from bot import config as config_module
+from bot.engine import Engine
+from bot.errors import EmptyIndexError, UsageError
+from tests.gitrepo import commit, git, make_repo
+
+GUIDE = """---
+title: Widget guide
+---
+
+Widgets are small.
+
+## Installing widgets
+
+Run the widget installer with `widgetctl install`.
+
+## Tuning the frobnicator
+
+Set frobnication depth to seven.
+"""
+
+
+def _config(tmp_path: Path, *local: Path, **extra: object) -> config_module.Config:
+    raw: dict[str, object] = {
+        "sources": {"local": [str(p) for p in local], **extra.get("sources", {})},  # type: ignore[dict-item]
+        "index": {"path": str(tmp_path / "index.sqlite")},
+    }
+    return config_module.from_mapping(raw, env={}, base=tmp_path)
+
+
+@pytest.fixture
+def estate(tmp_path: Path) -> Path:
+    root = tmp_path / "estate"
+    make_repo(
+        root / "widgets",
+        {
+            "README.md": "# Widgets\n\nA widget library.\n",
+            "zensical.toml": '[project]\nsite_name = "W"\nsite_url = "https://widgets.example/"\n',
+            "docs/index.md": "# Welcome\n\nStart here.\n",
+            "docs/guide/tuning.md": GUIDE,
+            "user_guide.md": "# User guide\n\n## Sprockets\n\nSprockets spin clockwise.\n",
+            "notes.txt": "frobnicator frobnicator frobnicator",
+        },
+    )
+    gadgets = {"README.md": "# Gadgets\n\n## Frobnicator\n\nGadgets have none.\n"}
+    make_repo(root / "gadgets", gadgets)
+    return root
+
+
+async def test_build_indexes_every_repository_and_cites_each_kind(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        report = await engine.refresh()
+        assert [o.status for o in report.outcomes] == ["indexed", "indexed"]
+        retrieval = await engine.retrieve("what frobnication depth should I set?")
+        top = retrieval.results[0]
+        assert (top.repo, top.path, top.heading) == (
+            "widgets",
+            "docs/guide/tuning.md",
+            "Tuning the frobnicator",
+        )
+        assert top.url == "https://widgets.example/guide/tuning/#tuning-the-frobnicator"
+        assert top.heading_path == ("Widget guide", "Tuning the frobnicator")
+        assert top.commit == git(estate / "widgets", "rev-parse", "HEAD")
+
+        sprockets = (await engine.retrieve("sprockets spin")).results[0]
+        assert sprockets.kind == "markdown"
+        assert sprockets.url == "widgets/user_guide.md#L1-L5"
+        paths = {r.path for r in (await engine.retrieve("frobnicator")).results}
+        assert "notes.txt" not in paths
+
+
+async def test_an_unchanged_commit_reads_nothing(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        await engine.refresh()
+        again = await engine.refresh()
+    assert [(o.status, o.written, o.kept) for o in again.outcomes] == [
+        ("unchanged", 0, 0),
+        ("unchanged", 0, 0),
+    ]
+
+
+async def test_a_moved_commit_rereads_only_changed_files_and_drops_vanished(tmp_path, estate):
+    repo = estate / "widgets"
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        await engine.refresh()
+        new = commit(repo, {"user_guide.md": None, "docs/index.md": "# Welcome\n\nGizmos.\n"})
+        report = await engine.refresh(["widgets"])
+        outcome = report.outcomes[0]
+        assert (outcome.written, outcome.kept) == (1, 2)  # index.md rewritten; README, guide kept
+        assert not (await engine.retrieve("sprockets")).results
+        guide = (await engine.retrieve("frobnication depth")).results[0]
+        assert guide.commit == new  # unchanged files are cited at the new commit
+
+
+async def test_a_failing_source_keeps_its_previous_index(tmp_path, estate):
+    repo = estate / "widgets"
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        await engine.refresh()
+        commit(repo, {"docs/index.md": "# Welcome\n\nChanged.\n"})
+        # Damage the repository: the new blob can no longer be read.
+        blob = git(repo, "rev-parse", "HEAD:docs/index.md")
+        (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+        report = await engine.refresh()
+        failed = {o.name: o for o in report.failed}
+        assert "widgets" in failed and "damaged" in (failed["widgets"].error or "")
+        assert (await engine.retrieve("frobnication depth")).results[0].repo == "widgets"
+        status = {s.state.name: s.state for s in await engine.status()}
+        assert status["widgets"].last_error and status["gadgets"].last_error is None
+
+
+async def test_excluded_repositories_are_never_read(tmp_path, estate):
+    config = _config(tmp_path, estate, sources={"exclude": ["gadgets"]})
+    async with await Engine.open(config) as engine:
+        report = await engine.refresh()
+        assert [o.name for o in report.outcomes] == ["widgets"]
+        verdicts = {s.name: (s.verdict, s.clause) for s in await engine.sources()}
+        assert verdicts["gadgets"] == ("rejected", "excluded")
+        assert all(r.repo != "gadgets" for r in (await engine.retrieve("frobnicator")).results)
+
+
+async def test_unknown_source_names_are_a_usage_error(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        with pytest.raises(UsageError, match="Known sources: gadgets, widgets"):
+            await engine.refresh(["nope"])
+
+
+async def test_an_empty_index_is_refused_with_how_to_build_it(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        with pytest.raises(EmptyIndexError, match="index build"):
+            await engine.ensure_ready()
+
+
+async def test_missing_paths_are_unresolved_not_fatal(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate, tmp_path / "nowhere")) as engine:
+        report = await engine.refresh()
+        assert len(report.outcomes) == 2
+        verdicts = {s.name: (s.verdict, s.clause) for s in await engine.sources()}
+        assert verdicts["nowhere"] == ("unresolved", "missing")

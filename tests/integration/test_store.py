@@ -1,0 +1,65 @@
+import shutil
+import sqlite3
+
+import pytest
+
+from bot.errors import StoreError
+from bot.index.store import MIGRATIONS_DIR, Store
+
+
+async def test_blank_database_is_migrated_into_wal_mode(tmp_path):
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        async with store.reader.execute("PRAGMA journal_mode") as cur:
+            assert (await cur.fetchone())[0] == "wal"
+        async with store.reader.execute("SELECT version FROM schema_migrations") as cur:
+            versions = [r[0] for r in await cur.fetchall()]
+    assert versions == sorted(p.stem for p in MIGRATIONS_DIR.glob("*.sql"))
+
+
+async def test_running_migrations_again_is_a_no_op(tmp_path):
+    path = tmp_path / "i.sqlite"
+    await (await Store.open(path)).close()
+    async with await Store.open(path) as store:
+        async with store.reader.execute("SELECT count(*) FROM schema_migrations") as cur:
+            assert (await cur.fetchone())[0] == len(list(MIGRATIONS_DIR.glob("*.sql")))
+
+
+async def test_a_failing_migration_rolls_back_and_stays_pending(tmp_path):
+    migrations = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_DIR, migrations)
+    bad = migrations / "9999_bad.sql"
+    bad.write_text("CREATE TABLE half_done (x INTEGER);\nINSERT INTO no_such_table VALUES (1);\n")
+    path = tmp_path / "i.sqlite"
+    with pytest.raises(StoreError, match=r"9999_bad\.sql failed"):
+        await Store.open(path, migrations)
+    conn = sqlite3.connect(path)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    versions = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
+    conn.close()
+    assert "half_done" not in tables and "9999_bad" not in versions
+    assert "chunks" in tables  # the good migrations before it stay applied
+
+    bad.write_text("CREATE TABLE half_done (x INTEGER);\n")
+    async with await Store.open(path, migrations) as store:
+        async with store.reader.execute("SELECT count(*) FROM half_done") as cur:
+            assert (await cur.fetchone())[0] == 0
+
+
+async def test_a_damaged_file_says_how_to_recover(tmp_path):
+    path = tmp_path / "i.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="index build"):
+        await Store.open(path)
+
+
+async def test_a_failed_write_leaves_nothing_behind(tmp_path):
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        with pytest.raises(RuntimeError):
+            async with store.write() as conn:
+                await conn.execute(
+                    "INSERT INTO sources (name, origin, location, verdict, clause) "
+                    "VALUES ('a', 'local', '/a', 'admitted', 'local')"
+                )
+                raise RuntimeError("crash mid-transaction")
+        async with store.reader.execute("SELECT count(*) FROM sources") as cur:
+            assert (await cur.fetchone())[0] == 0
