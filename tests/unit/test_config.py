@@ -1,0 +1,99 @@
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from bot import config
+from bot.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(tmp_path: Path, text: str, env: dict[str, str] | None = None) -> config.Config:
+    path = tmp_path / "phpbotscout.toml"
+    path.write_text(text)
+    return config.load(str(path), env or {"HOME": str(tmp_path)}, tmp_path)
+
+
+def test_the_example_file_is_valid_and_names_every_key(tmp_path):
+    text = (ROOT / "phpbotscout.example.toml").read_text()
+    loaded = _load(tmp_path, text.replace("local = []", 'local = ["."]'))
+    assert loaded.answer_model == "claude-haiku-4-5"
+    commented = text.replace("# ", "")
+    for key in config.KEYS:
+        leaf = key.name.rsplit(".", 1)[-1]
+        assert f"{leaf} =" in commented or f"[{key.name}]" in commented, key.name
+
+
+def test_every_key_is_in_the_configuration_reference():
+    reference = (ROOT / "docs/reference/configuration.md").read_text()
+    for key in config.KEYS:
+        assert f"`{key.name}`" in reference, key.name
+
+
+def test_relative_paths_resolve_against_the_file(tmp_path):
+    loaded = _load(tmp_path, '[sources]\nlocal = ["repos"]\n[index]\npath = "x.sqlite"\n')
+    assert loaded.local_sources == (tmp_path / "repos",)
+    assert loaded.index_path == tmp_path / "x.sqlite"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "allowed"),
+    [
+        ('[answer]\nprovider = "gpt"\n', "answer.provider", "one of 'anthropic'"),
+        ('[index]\nrefresh_interval = "soon"\n', "index.refresh_interval", "duration"),
+        ('[indx]\npath = "x"\n', "indx.path", "known sections"),
+        ('[index]\npaht = "x"\n', "index.paht", "keys in [index] are"),
+        ('[discord]\nrate_limit = "lots"\n', "discord.rate_limit", "COUNT/DURATION"),
+        ('[gitlab.url]\napi = "ftp://x"\n', "gitlab.url.api", "scheme https or http"),
+        ('[webhook]\nlisten = "8080"\n', "webhook.listen", "HOST:PORT"),
+    ],
+)
+def test_bad_values_name_the_key_the_value_and_what_is_allowed(tmp_path, text, key, allowed):
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, '[sources]\nlocal = ["."]\n' + text)
+    message = str(caught.value)
+    assert key in message
+    assert allowed in message
+    assert caught.value.exit_code == 2
+
+
+def test_secrets_are_refused_in_the_file(tmp_path):
+    with pytest.raises(ConfigError, match="set GITLAB_TOKEN"):
+        _load(tmp_path, '[gitlab]\ntoken = "glpat-123"\n')
+
+
+def test_a_secret_never_shows_itself(tmp_path):
+    loaded = _load(
+        tmp_path, '[sources]\nlocal = ["."]\n', {"GITLAB_TOKEN": "glpat-sekrit", "HOME": "/h"}
+    )
+    assert "glpat-sekrit" not in repr(loaded)
+    assert loaded.secrets.gitlab_token is not None
+    assert loaded.secrets.gitlab_token.reveal() == "glpat-sekrit"
+
+
+def test_invalid_toml_names_the_file(tmp_path):
+    with pytest.raises(ConfigError, match="valid TOML"):
+        _load(tmp_path, "[index\n")
+
+
+def test_no_sources_at_all_is_a_configuration_error(tmp_path):
+    with pytest.raises(ConfigError, match="at least one source"):
+        _load(tmp_path, "")
+
+
+def test_without_a_file_the_checkout_indexes_itself(tmp_path):
+    loaded = config.load(None, {"HOME": str(tmp_path)}, tmp_path)
+    assert loaded.embedded
+    assert loaded.local_sources == (config.project_root(),)
+    assert loaded.index_path == tmp_path / ".local/share/phpbotscout/default.sqlite"
+    assert loaded.answer_provider == "none"
+
+
+def test_a_key_in_the_environment_selects_anthropic(tmp_path):
+    loaded = config.load(None, {"HOME": str(tmp_path), "ANTHROPIC_API_KEY": "k"}, tmp_path)
+    assert loaded.answer_provider == "anthropic"
+
+
+def test_the_example_parses_as_toml():
+    tomllib.loads((ROOT / "phpbotscout.example.toml").read_text())
