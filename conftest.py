@@ -1,4 +1,4 @@
-"""Shared fixtures: an isolated home directory and real git repositories."""
+"""Fixtures shared by tests and features: an isolated home directory."""
 
 from __future__ import annotations
 

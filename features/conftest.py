@@ -1,0 +1,89 @@
+"""Steps shared by every feature: repositories on disk, a configuration, running the CLI."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+
+from bot.cli import main
+from tests.gitrepo import commit, make_repo
+
+
+@dataclass
+class World:
+    """What a scenario has built and what the last command printed."""
+
+    root: Path
+    estate: Path
+    config: dict[str, Any] = field(default_factory=dict)
+    code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def world(tmp_path: Path, home: Path) -> World:
+    estate = tmp_path / "estate"
+    estate.mkdir()
+    return World(root=tmp_path, estate=estate)
+
+
+@given(parsers.parse('a git repository "{repo}" holding "{path}":'))
+def repository_holding(world: World, repo: str, path: str, docstring: str) -> None:
+    target = world.estate / repo
+    if (target / ".git").exists():
+        commit(target, {path: docstring + "\n"})
+    else:
+        make_repo(target, {path: docstring + "\n"})
+
+
+@given("a configuration indexing those repositories")
+def configuration(world: World) -> None:
+    (world.root / "phpbotscout.toml").write_text(
+        f'[sources]\nlocal = ["{world.estate}"]\n\n[index]\npath = "index.sqlite"\n'
+    )
+
+
+@given(parsers.parse('the configuration excludes "{name}"'))
+def configuration_excludes(world: World, name: str) -> None:
+    path = world.root / "phpbotscout.toml"
+    path.write_text(path.read_text().replace("[sources]\n", f'[sources]\nexclude = ["{name}"]\n'))
+
+
+@given(parsers.parse("the index has been built"))
+def index_built(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["index", "build"]) == 0
+    capsys.readouterr()
+
+
+@when(parsers.parse("I run {command}"))
+def run(world: World, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = shlex.split(command.strip("`"))
+    assert argv[:3] == ["python", "-m", "bot.cli"], command
+    world.code = main(argv[3:])
+    captured = capsys.readouterr()
+    world.stdout, world.stderr = captured.out, captured.err
+
+
+@then(parsers.parse("the exit code is {code:d}"))
+def exit_code(world: World, code: int) -> None:
+    assert world.code == code, (world.stdout, world.stderr)
+
+
+@then(parsers.parse('the output says "{text}"'))
+def output_says(world: World, text: str) -> None:
+    assert text in world.stdout, world.stdout
+
+
+@then(parsers.parse('the error says "{text}"'))
+def error_says(world: World, text: str) -> None:
+    assert text in world.stderr, world.stderr

@@ -1,0 +1,41 @@
+Feature: Building the index from local repositories
+  An operator points phpbotscout at git repositories on disk and builds the index that
+  questions are answered from.
+
+  Background:
+    Given a git repository "widgets" holding "docs/guide.md":
+      """
+      # Widget guide
+
+      ## Tuning the frobnicator
+
+      Set frobnication depth to seven.
+      """
+    And a configuration indexing those repositories
+
+  Scenario: A first build indexes every repository
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 0
+    And source "widgets" was "indexed"
+
+  Scenario: A second build with nothing changed reads nothing
+    Given the index has been built
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 0
+    And source "widgets" was "unchanged"
+
+  Scenario: A moved commit is re-indexed
+    Given the index has been built
+    And a git repository "widgets" holding "docs/more.md":
+      """
+      # More
+
+      Sprockets.
+      """
+    When I run `python -m bot.cli index build --json`
+    Then source "widgets" was "indexed"
+
+  Scenario: Refreshing a source that does not exist is a usage error
+    When I run `python -m bot.cli index build --source nope`
+    Then the exit code is 2
+    And the error says "No source called nope"
