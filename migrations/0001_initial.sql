@@ -55,25 +55,40 @@ CREATE TABLE chunks (
 );
 CREATE INDEX chunks_by_document ON chunks (document_id);
 
-CREATE VIRTUAL TABLE chunks_fts USING fts5 (
-    heading, heading_path, terms, body,
+-- Two full-text indexes rather than one: FTS5's BM25 normalises by the length of the whole
+-- row, so in a single table a long section is penalised even where its heading matches. Kept
+-- apart, a heading is judged against headings and a body against bodies.
+CREATE VIRTUAL TABLE chunks_head_fts USING fts5 (
+    heading, heading_path,
+    content = 'chunks', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE VIRTUAL TABLE chunks_body_fts USING fts5 (
+    terms, body,
     content = 'chunks', content_rowid = 'id',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER chunks_after_insert AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts (rowid, heading, heading_path, terms, body)
-    VALUES (new.id, new.heading, new.heading_path, new.terms, new.body);
+    INSERT INTO chunks_head_fts (rowid, heading, heading_path)
+    VALUES (new.id, new.heading, new.heading_path);
+    INSERT INTO chunks_body_fts (rowid, terms, body) VALUES (new.id, new.terms, new.body);
 END;
 
 CREATE TRIGGER chunks_after_delete AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts (chunks_fts, rowid, heading, heading_path, terms, body)
-    VALUES ('delete', old.id, old.heading, old.heading_path, old.terms, old.body);
+    INSERT INTO chunks_head_fts (chunks_head_fts, rowid, heading, heading_path)
+    VALUES ('delete', old.id, old.heading, old.heading_path);
+    INSERT INTO chunks_body_fts (chunks_body_fts, rowid, terms, body)
+    VALUES ('delete', old.id, old.terms, old.body);
 END;
 
 CREATE TRIGGER chunks_after_update AFTER UPDATE ON chunks BEGIN
-    INSERT INTO chunks_fts (chunks_fts, rowid, heading, heading_path, terms, body)
-    VALUES ('delete', old.id, old.heading, old.heading_path, old.terms, old.body);
-    INSERT INTO chunks_fts (rowid, heading, heading_path, terms, body)
-    VALUES (new.id, new.heading, new.heading_path, new.terms, new.body);
+    INSERT INTO chunks_head_fts (chunks_head_fts, rowid, heading, heading_path)
+    VALUES ('delete', old.id, old.heading, old.heading_path);
+    INSERT INTO chunks_body_fts (chunks_body_fts, rowid, terms, body)
+    VALUES ('delete', old.id, old.terms, old.body);
+    INSERT INTO chunks_head_fts (rowid, heading, heading_path)
+    VALUES (new.id, new.heading, new.heading_path);
+    INSERT INTO chunks_body_fts (rowid, terms, body) VALUES (new.id, new.terms, new.body);
 END;

@@ -45,6 +45,12 @@ _HEADING_TOKEN = "heading_open"  # noqa: S105 - a token type, not a secret
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    # Only the block structure is needed; inline markup is parsed for headings alone.
+    return MarkdownIt("commonmark").disable("inline")
+
+
+@lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
     return MarkdownIt("commonmark")
 
 
@@ -124,7 +130,7 @@ def _front_matter(lines: Sequence[str]) -> tuple[str, int]:
 
 def _headings(tokens: Sequence[Token]) -> list[_Heading]:
     """Every heading in document order, with its anchor computed as the site computes it."""
-    raw: list[tuple[Token, Token, str, str | None]] = []
+    raw: list[tuple[Token, str, str | None]] = []
     explicit: set[str] = set()
     for i, token in enumerate(tokens):
         if token.type != _HEADING_TOKEN or token.map is None:
@@ -139,16 +145,12 @@ def _headings(tokens: Sequence[Token]) -> list[_Heading]:
             content = content[: attr.start()]
             if explicit_id:
                 explicit.add(explicit_id)
-        raw.append((token, inline, content.strip(), explicit_id))
+        raw.append((token, content.strip(), explicit_id))
 
     used = set(explicit)
     headings = []
-    for token, inline, content, explicit_id in raw:
-        if explicit_id:
-            anchor = explicit_id
-        else:
-            children = inline.children if content == inline.content.strip() else None
-            anchor = unique(slugify(_plain_text(content, children)), used)
+    for token, content, explicit_id in raw:
+        anchor = explicit_id or unique(slugify(_plain_text(content)), used)
         assert token.map is not None
         headings.append(
             _Heading(
@@ -163,11 +165,10 @@ def _headings(tokens: Sequence[Token]) -> list[_Heading]:
     return headings
 
 
-def _plain_text(content: str, children: Sequence[Token] | None) -> str:
+def _plain_text(content: str) -> str:
     """The heading's text as rendered, tags stripped: what the site slugifies."""
-    if children is None:
-        parsed = _parser().parseInline(content)
-        children = parsed[0].children if parsed and parsed[0].children else []
+    parsed = _inline_parser().parseInline(content)
+    children = parsed[0].children if parsed and parsed[0].children else []
     parts = []
     for child in children:
         if child.type in ("text", "code_inline"):

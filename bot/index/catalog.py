@@ -60,9 +60,7 @@ ORDER BY s.name
 
 async def sources(store: Store) -> list[SourceState]:
     """Every source the index knows, with counts, in name order."""
-    async with store.reader.execute(_SOURCES_SQL) as cursor:
-        rows = await cursor.fetchall()
-    return [SourceState(**dict(row)) for row in rows]
+    return [SourceState(**dict(row)) for row in await store.fetchall(_SOURCES_SQL)]
 
 
 async def source(store: Store, name: str) -> SourceState | None:
@@ -72,25 +70,20 @@ async def source(store: Store, name: str) -> SourceState | None:
 
 async def admitted_names(store: Store) -> list[str]:
     """Names of the sources answers may cite."""
-    async with store.reader.execute(
-        "SELECT name FROM sources WHERE verdict = 'admitted' ORDER BY name"
-    ) as cursor:
-        return [row[0] for row in await cursor.fetchall()]
+    rows = await store.fetchall("SELECT name FROM sources WHERE verdict = 'admitted' ORDER BY name")
+    return [row[0] for row in rows]
 
 
 async def fingerprints(store: Store, name: str) -> dict[str, str]:
     """Each indexed path of a source and the fingerprint it was indexed with."""
-    async with store.reader.execute(
-        "SELECT path, fingerprint FROM documents WHERE source = ?", (name,)
-    ) as cursor:
-        return {row[0]: row[1] for row in await cursor.fetchall()}
+    rows = await store.fetchall("SELECT path, fingerprint FROM documents WHERE source = ?", (name,))
+    return {row[0]: row[1] for row in rows}
 
 
 async def chunk_count(store: Store) -> int:
     """How many retrievable chunks the index holds from admitted sources."""
-    async with store.reader.execute(
+    row = await store.fetchone(
         "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
         "JOIN sources s ON s.name = d.source WHERE s.verdict = 'admitted'"
-    ) as cursor:
-        row = await cursor.fetchone()
+    )
     return int(row[0]) if row else 0

@@ -8,6 +8,7 @@ because BM25 does the ranking and one unusual word must not empty the result.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from bot.corpus.identifiers import split_identifier
@@ -21,18 +22,21 @@ _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
 # Words that say how a question is asked rather than what about. Headings outweigh bodies,
 # and FAQ headings are phrased as questions, so these would match the wrong sections.
 _FUNCTION_WORDS_TEXT = """
-a about above after again against all am an and any are aren as at be because been before
-being below between both but by can cannot could couldn did didn do does doesn doing don
-down during each else even ever few for from further get got had hadn has hasn have haven
-having he her here hers herself him himself his how however i if im in into is isn it its
-itself ive just let lets like me might mine more most must mustn my myself need needs no
-nor not now of off on once one only or other ought our ours ourselves out over own please
-pls same shall shan she should shouldn so some still such than thank thanks that the their
-theirs them themselves then there these they thing things this those though through thx to
-too under until up upon us very via was wasn way we were weren what whats when where
-whether which while who whom whose why will with within without won would wouldn yes yet
-you your yours yourself yourselves hi hey hello anyone someone somebody anybody s t d ll m
-re ve
+a able about above actually after again against all already also am an and any anybody
+anyone anything are aren as at be because been before being below between bit both but by
+can cannot could couldn currently d did didn do does doesn doing don down during each eg
+else etc even ever everything exactly few folks for from further get got guys had hadn has
+hasn have haven having he hello her here hers herself hey hi him himself his how however i
+ie if im in instead into is isn it its itself ive just kind know least let lets like ll
+lot lots m maybe me might mine more most must mustn my myself need needs no nor not now of
+ok okay on once one only or other ought our ours ourselves out over own please pls
+possible question re really right s said same say says seem seems shall shan she should
+shouldn so some somebody somehow someone something sort still such t tell than thank
+thanks that the their theirs them themselves then there these they thing things this those
+though through thx to too tried try trying under until up upon us ve very via wanna want
+wanted wants was wasn way we were weren what whats when where whether which while who whom
+whose why will with within without won wonder wondering would wouldn yes yet you your
+yours yourself yourselves
 """
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
 
@@ -57,13 +61,46 @@ def question_words(question: str) -> list[str]:
 def query_terms(question: str) -> list[str]:
     """The distinct words searched for, function words dropped unless nothing else is left."""
     words = list(dict.fromkeys(question_words(question)))
-    content = [w for w in words if w not in FUNCTION_WORDS]
+    content = [w for w in words if w not in FUNCTION_WORDS and not _lone_letter(w)]
     return (content or words)[:MAX_QUERY_TERMS]
 
 
+def _lone_letter(word: str) -> bool:
+    # "e.g.", "i.e." and the "v" of "v2" are letters, not words anyone searches for.
+    return len(word) == 1 and not word.isdigit()
+
+
+def phrases(question: str) -> list[str]:
+    """Adjacent word pairs of the question, searched as phrases ("for expression").
+
+    A phrase is rarer than either of its words, so a passage that says it as the question
+    does ranks above one that merely mentions both words. Pairs of two function words are
+    left out; a pair with one ("for expression") is how such a word gets to count at all.
+    """
+    words = [m.group(0).lower() for m in _WORD.finditer(question)]
+    pairs = []
+    for first, second in itertools.pairwise(words):
+        if _weak(first) and _weak(second):
+            continue
+        if _lone_letter(first) or _lone_letter(second):
+            continue
+        pairs.append(f"{first} {second}")
+    return list(dict.fromkeys(pairs))
+
+
+def _weak(word: str) -> bool:
+    return word in FUNCTION_WORDS or _lone_letter(word)
+
+
 def build_query(question: str) -> str:
-    """Return the FTS5 expression for ``question``; empty when it has no letters or digits."""
-    return " OR ".join(_quote(term) for term in query_terms(question))
+    """Return the FTS5 expression for ``question``; empty when it has no letters or digits.
+
+    The words come first, then the phrases, and the whole is cut at ``MAX_QUERY_TERMS``.
+    """
+    terms = query_terms(question)
+    if not terms:
+        return ""
+    return " OR ".join(_quote(t) for t in [*terms, *phrases(question)][:MAX_QUERY_TERMS])
 
 
 def _quote(term: str) -> str:

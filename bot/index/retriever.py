@@ -1,14 +1,17 @@
 """Retrieval behind one narrow seam: a question in, scored and citable passages out.
 
-``FtsRetriever`` ranks chunks with SQLite FTS5's BM25 over four columns: the section's own
-heading, its heading path, search-only identifier words, and the body. A heading somebody
-wrote is the strongest evidence, split identifiers come next (derived, so not above a
-heading), then the path, then the body. FTS5's ``bm25()`` is negative with more negative
-better; the score is flipped once, here, so every caller sees higher-is-better.
+``FtsRetriever`` ranks chunks with SQLite FTS5's BM25 in two indexes: headings (the section's
+own heading, and its heading path) and bodies (search-only identifier words, and the text).
+Each is normalised against its own kind, so a long section whose heading matches is not
+penalised for its length, and the two scores are added. Within them, a heading somebody wrote
+outweighs its ancestors, and split identifiers outweigh body text. FTS5's ``bm25()`` is
+negative with more negative better; scores are flipped once, here, so every caller sees
+higher-is-better.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from dataclasses import dataclass
 from typing import Protocol
@@ -25,12 +28,13 @@ PASSAGES = 8
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """BM25 column weights, in the FTS table's column order."""
+    """BM25 column weights within each index, and the headings index's share of the sum."""
 
     heading: float = 10.0
     heading_path: float = 2.0
     terms: float = 5.0
     body: float = 1.0
+    headings_share: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,17 +67,20 @@ class Retriever(Protocol):
         ...
 
 
-_SEARCH_SQL = """
-SELECT c.id, c.document_id, bm25(chunks_fts, {weights}) AS rank,
-       d.source, d.path, d.kind, d.page_url, d.commit_sha, d.indexed_at, s.web_url,
-       c.heading, c.heading_path, c.anchor, c.symbol, c.start_line, c.end_line, c.body
-FROM chunks_fts
-JOIN chunks c ON c.id = chunks_fts.rowid
+_RANK_SQL = """
+SELECT {table}.rowid, bm25({table}, {weights}) FROM {table} {source_join}
+WHERE {table} MATCH ? {source_filter} ORDER BY bm25({table}, {weights}) LIMIT ?
+"""
+# A join, not "rowid IN (subquery)": FTS5 would run the subquery for every match.
+_SOURCE_JOIN = "JOIN chunks c ON c.id = {table}.rowid JOIN documents d ON d.id = c.document_id"
+
+_ROWS_SQL = """
+SELECT c.id, c.document_id, d.source, d.path, d.kind, d.page_url, d.commit_sha, d.indexed_at,
+       s.web_url, c.heading, c.heading_path, c.anchor, c.symbol, c.start_line, c.end_line, c.body
+FROM chunks c
 JOIN documents d ON d.id = c.document_id
 JOIN sources s ON s.name = d.source
-WHERE chunks_fts MATCH ? AND s.verdict = 'admitted' {source_filter}
-ORDER BY rank
-LIMIT ?
+WHERE c.id IN ({ids}) AND s.verdict = 'admitted'
 """
 
 
@@ -101,41 +108,67 @@ class FtsRetriever:
         names = await self._source_names()
         named = named_sources(question, names)
         named_results: list[Result] = []
-        if named:
-            narrowed = build_query(without_names(question, named))
-            if narrowed:
-                for name in named:
-                    named_results += await self.search(narrowed, self._candidates, source=name)
-                named_results.sort(key=lambda r: r.score, reverse=True)
-        general = await self.search(query, self._candidates)
+        narrowed = build_query(without_names(question, named)) if named else ""
+        searches = [self.search(narrowed, self._candidates, source=n) for n in named if narrowed]
+        *per_source, general = await asyncio.gather(*searches, self.search(query, self._candidates))
+        named_results = sorted(
+            (r for results in per_source for r in results), key=lambda r: r.score, reverse=True
+        )
         return select(named_results, general, limit, self._named_slots)
 
     async def search(self, query: str, limit: int, source: str | None = None) -> list[Result]:
-        """Run one FTS5 query; ``source`` restricts it to one source."""
+        """Run one query against both indexes; ``source`` restricts it to one source."""
         w = self._weights
-        sql = _SEARCH_SQL.format(
-            weights=f"{w.heading}, {w.heading_path}, {w.terms}, {w.body}",
-            source_filter="AND d.source = ?" if source else "",
-        )
-        params: tuple[object, ...] = (query, source, limit) if source else (query, limit)
+        # Each index is asked for more than ``limit`` rows: a chunk strong in one index and
+        # middling in the other must still be there to have its two scores added.
+        depth = max(limit * 4, 200)
         try:
-            async with self._store.reader.execute(sql, params) as cursor:
-                rows = await cursor.fetchall()
+            heads, bodies = await asyncio.gather(
+                self._rank(
+                    "chunks_head_fts", f"{w.heading}, {w.heading_path}", query, depth, source
+                ),
+                self._rank("chunks_body_fts", f"{w.terms}, {w.body}", query, depth, source),
+            )
+            scores = dict.fromkeys(heads.keys() | bodies.keys(), 0.0)
+            for chunk_id, score in heads.items():
+                scores[chunk_id] += w.headings_share * score
+            for chunk_id, score in bodies.items():
+                scores[chunk_id] += score
+            best = sorted(scores, key=lambda c: scores[c], reverse=True)
+            rows = await self._rows(best[: limit * 2])
         except sqlite3.Error as exc:
             raise StoreError(
                 f"Searching the index at {self._store.path} failed ({exc}). "
                 "Run 'python -m bot.cli index build' to rebuild it."
             ) from None
-        return [_result(row) for row in rows]
+        results = [_result(row, scores[row["id"]]) for row in rows]
+        results.sort(key=lambda r: (-r.score, r.chunk_id))
+        return results[:limit]
+
+    async def _rank(
+        self, table: str, weights: str, query: str, depth: int, source: str | None
+    ) -> dict[int, float]:
+        sql = _RANK_SQL.format(
+            table=table,
+            weights=weights,
+            source_join=_SOURCE_JOIN.format(table=table) if source else "",
+            source_filter="AND d.source = ?" if source else "",
+        )
+        params = (query, source, depth) if source else (query, depth)
+        return {row[0]: -float(row[1]) for row in await self._store.fetchall(sql, params)}
+
+    async def _rows(self, ids: list[int]) -> list[sqlite3.Row]:
+        if not ids:
+            return []
+        sql = _ROWS_SQL.format(ids=", ".join("?" * len(ids)))
+        return await self._store.fetchall(sql, tuple(ids))
 
     async def _source_names(self) -> list[str]:
-        async with self._store.reader.execute(
-            "SELECT name FROM sources WHERE verdict = 'admitted'"
-        ) as cursor:
-            return [row[0] for row in await cursor.fetchall()]
+        rows = await self._store.fetchall("SELECT name FROM sources WHERE verdict = 'admitted'")
+        return [row[0] for row in rows]
 
 
-def _result(row: sqlite3.Row) -> Result:
+def _result(row: sqlite3.Row, score: float) -> Result:
     source, path, kind = row["source"], row["path"], row["kind"]
     start, end, anchor = row["start_line"], row["end_line"], row["anchor"]
     if row["page_url"]:
@@ -147,7 +180,7 @@ def _result(row: sqlite3.Row) -> Result:
     return Result(
         chunk_id=row["id"],
         document_id=row["document_id"],
-        score=-float(row["rank"]),
+        score=score,
         repo=source,
         path=path,
         kind=kind,

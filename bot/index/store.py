@@ -1,9 +1,10 @@
 """The one SQLite file: opening it, migrating it, and the single writer.
 
 WAL mode lets readers keep answering from the last committed index while a refresh writes.
-There is one writing connection, and every write goes through ``Store.write()``, which holds
-a lock and one explicit transaction: a crash or an error part-way leaves the previous index
-exactly as it was.
+Reads go through a small pool of connections, so concurrent questions (and the two halves of
+one search) run side by side. There is one writing connection, and every write goes through
+``Store.write()``, which holds a lock and one explicit transaction: a crash or an error
+part-way leaves the previous index exactly as it was.
 
 Migrations are the numbered ``migrations/*.sql`` files, applied in order at start-up, each
 in one transaction together with its bookkeeping row, so a failing migration rolls back and
@@ -27,6 +28,7 @@ from bot.errors import StoreError
 log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+READERS = 3  # concurrent reads; each connection is one thread while it works
 
 
 def now() -> str:
@@ -59,11 +61,16 @@ def _has_sql(text: str) -> bool:
 
 
 class Store:
-    """An open index database: a reading connection and the one writing connection."""
+    """An open index database: a pool of reading connections and the one writing connection."""
 
-    def __init__(self, path: Path, reader: aiosqlite.Connection, writer: aiosqlite.Connection):
+    def __init__(
+        self, path: Path, readers: list[aiosqlite.Connection], writer: aiosqlite.Connection
+    ):
         self.path = path
-        self.reader = reader
+        self._readers = readers
+        self._idle: asyncio.Queue[aiosqlite.Connection] = asyncio.Queue()
+        for reader in readers:
+            self._idle.put_nowait(reader)
         self._writer = writer
         self._write_lock = asyncio.Lock()
 
@@ -78,20 +85,42 @@ class Store:
                 "Set index.path to a writable location."
             ) from None
         writer = await _connect(path)
+        readers: list[aiosqlite.Connection] = []
         try:
             await _configure(writer, path, wal=True)
             await migrate(writer, migrations_dir, path)
-            reader = await _connect(path)
-            await _configure(reader, path, wal=False)
+            for _ in range(READERS):
+                readers.append(await _connect(path))
+                await _configure(readers[-1], path, wal=False)
         except BaseException:
-            await writer.close()
+            for conn in [writer, *readers]:
+                await conn.close()
             raise
-        return cls(path, reader, writer)
+        return cls(path, readers, writer)
 
     async def close(self) -> None:
-        """Close both connections; safe to call twice."""
-        await self.reader.close()
-        await self._writer.close()
+        """Close every connection; safe to call twice."""
+        for conn in [*self._readers, self._writer]:
+            await conn.close()
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[aiosqlite.Connection]:
+        """Borrow a reading connection; it sees the last committed state of the index."""
+        conn = await self._idle.get()
+        try:
+            yield conn
+        finally:
+            self._idle.put_nowait(conn)
+
+    async def fetchall(self, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
+        """Run one query on a reading connection and return every row."""
+        async with self.read() as conn, conn.execute(sql, params) as cursor:
+            return list(await cursor.fetchall())
+
+    async def fetchone(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Row | None:
+        """Run one query on a reading connection and return its first row, if any."""
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
 
     async def __aenter__(self) -> Store:
         return self

@@ -9,10 +9,8 @@ from bot.index.store import MIGRATIONS_DIR, Store
 
 async def test_blank_database_is_migrated_into_wal_mode(tmp_path):
     async with await Store.open(tmp_path / "i.sqlite") as store:
-        async with store.reader.execute("PRAGMA journal_mode") as cur:
-            assert (await cur.fetchone())[0] == "wal"
-        async with store.reader.execute("SELECT version FROM schema_migrations") as cur:
-            versions = [r[0] for r in await cur.fetchall()]
+        assert (await store.fetchone("PRAGMA journal_mode"))[0] == "wal"
+        versions = [r[0] for r in await store.fetchall("SELECT version FROM schema_migrations")]
     assert versions == sorted(p.stem for p in MIGRATIONS_DIR.glob("*.sql"))
 
 
@@ -20,8 +18,8 @@ async def test_running_migrations_again_is_a_no_op(tmp_path):
     path = tmp_path / "i.sqlite"
     await (await Store.open(path)).close()
     async with await Store.open(path) as store:
-        async with store.reader.execute("SELECT count(*) FROM schema_migrations") as cur:
-            assert (await cur.fetchone())[0] == len(list(MIGRATIONS_DIR.glob("*.sql")))
+        row = await store.fetchone("SELECT count(*) FROM schema_migrations")
+        assert row[0] == len(list(MIGRATIONS_DIR.glob("*.sql")))
 
 
 async def test_a_failing_migration_rolls_back_and_stays_pending(tmp_path):
@@ -41,8 +39,7 @@ async def test_a_failing_migration_rolls_back_and_stays_pending(tmp_path):
 
     bad.write_text("CREATE TABLE half_done (x INTEGER);\n")
     async with await Store.open(path, migrations) as store:
-        async with store.reader.execute("SELECT count(*) FROM half_done") as cur:
-            assert (await cur.fetchone())[0] == 0
+        assert (await store.fetchone("SELECT count(*) FROM half_done"))[0] == 0
 
 
 async def test_a_damaged_file_says_how_to_recover(tmp_path):
@@ -61,5 +58,4 @@ async def test_a_failed_write_leaves_nothing_behind(tmp_path):
                     "VALUES ('a', 'local', '/a', 'admitted', 'local')"
                 )
                 raise RuntimeError("crash mid-transaction")
-        async with store.reader.execute("SELECT count(*) FROM sources") as cur:
-            assert (await cur.fetchone())[0] == 0
+        assert (await store.fetchone("SELECT count(*) FROM sources"))[0] == 0

@@ -3,11 +3,17 @@ import sqlite3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.index.query import MAX_QUERY_TERMS, build_query, query_terms
+from bot.index.query import MAX_QUERY_TERMS, build_query, phrases, query_terms
 
 
-def test_words_are_quoted_lowercased_and_or_joined():
-    assert build_query("How do I HOT-reload config?") == '"hot" OR "reload" OR "config"'
+def test_words_then_phrases_are_quoted_lowercased_and_or_joined():
+    assert build_query("How do I HOT-reload config?") == (
+        '"hot" OR "reload" OR "config" OR "hot reload" OR "reload config"'
+    )
+
+
+def test_phrases_skip_pairs_of_function_words_and_lone_letters():
+    assert phrases("what is a for expression, e.g. this") == ["for expression"]
 
 
 def test_function_words_are_dropped_unless_nothing_else_is_left():
@@ -24,7 +30,8 @@ def test_compound_identifiers_also_search_their_words():
 
 
 def test_query_syntax_in_the_question_is_just_words():
-    assert build_query('col:value NEAR("x" y) AND') == '"col" OR "value" OR "near" OR "x" OR "y"'
+    assert query_terms('col:value NEAR("x" y) AND') == ["col", "value", "near"]
+    assert '"col value"' in build_query("col:value")
 
 
 def test_terms_are_bounded_and_distinct():
