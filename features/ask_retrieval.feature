@@ -1,0 +1,55 @@
+Feature: Asking for the passages that answer a question
+  Retrieval is measured on its own: `ask --retrieval-only` prints the ranked passages exactly
+  as a model would receive them, each with its citation.
+
+  Background:
+    Given a git repository "widgets" holding "zensical.toml":
+      """
+      [project]
+      site_name = "Widgets"
+      site_url = "https://widgets.example.org/"
+      """
+    And a git repository "widgets" holding "docs/guide/tuning.md":
+      """
+      # Tuning
+
+      Widgets can be tuned.
+
+      ## The frobnicator
+
+      Set the frobnication depth to seven for best results.
+
+      ## Colours
+
+      Widgets come in blue.
+      """
+    And a configuration indexing those repositories
+    And the index has been built
+
+  Scenario: The best passage cites the section on the published site
+    When I run `python -m bot.cli ask "what frobnication depth should I use?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "The frobnicator" from "docs/guide/tuning.md"
+    And passage 1 cites "https://widgets.example.org/guide/tuning/#the-frobnicator"
+
+  Scenario: Query syntax in a question is only words
+    When I run `python -m bot.cli ask 'frobnication" OR col:depth AND (' --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "The frobnicator" from "docs/guide/tuning.md"
+
+  Scenario: A question with no words finds nothing
+    When I run `python -m bot.cli ask "?!? ..." --retrieval-only --json`
+    Then the exit code is 0
+    And there are no passages
+
+  Scenario: Without a model the passages are shown with a notice
+    When I run `python -m bot.cli ask "what frobnication depth should I use?"`
+    Then the exit code is 0
+    And the output says "No model is configured"
+    And the output says "https://widgets.example.org/guide/tuning/#the-frobnicator"
+
+  Scenario: An index that was never built is refused with how to build it
+    Given the index file is removed
+    When I run `python -m bot.cli ask "frobnication depth"`
+    Then the exit code is 1
+    And the error says "python -m bot.cli index build"

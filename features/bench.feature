@@ -1,0 +1,26 @@
+Feature: Measuring retrieval with the benchmark
+  The benchmark indexes a directory of repositories and reports how often the passage that
+  answers each question is among the first eight, per band.
+
+  Scenario: A small benchmark reports hits per band and the misses
+    Given a git repository "widgets" holding "docs/guide.md":
+      """
+      # Guide
+
+      Intro.
+
+      ## Tuning the frobnicator
+
+      Set the frobnication depth to seven.
+      """
+    And a questions file:
+      """
+      {"id": "q1", "band": "docs", "question": "what frobnication depth?", "expected": [{"repo": "widgets", "path": "docs/guide.md", "heading": "Tuning the frobnicator"}], "note": ""}
+      {"id": "q2", "band": "docs", "question": "how do sprockets spin?", "expected": [{"repo": "widgets", "path": "docs/guide.md", "heading": "Sprockets"}], "note": ""}
+      {"id": "q3", "band": "unanswerable", "question": "who wrote widgets?", "expected": [], "note": ""}
+      """
+    When I run `python -m bot.cli bench questions.jsonl --repos estate --json`
+    Then the exit code is 0
+    And the docs band has hit@8 of 0.5
+    And question "q2" is a miss
+    And question "q3" has a top score

@@ -1,0 +1,36 @@
+Feature: Explaining which local repositories are indexed
+  A moderator or operator asks why a repository is, or is not, in the index.
+
+  Background:
+    Given a git repository "widgets" holding "README.md":
+      """
+      # Widgets
+
+      The widget library.
+      """
+    And a git repository "secrets" holding "README.md":
+      """
+      # Secrets
+
+      Never index this.
+      """
+    And a configuration indexing those repositories
+    And the configuration excludes "secrets"
+
+  Scenario: Every repository is listed with its verdict and the clause that decided it
+    Given the index has been built
+    When I run `python -m bot.cli index sources --json`
+    Then the exit code is 0
+    And source "widgets" is "admitted" by clause "local"
+    And source "secrets" is "rejected" by clause "excluded"
+
+  Scenario: An excluded repository is never read, whatever it holds
+    Given the index has been built
+    When I run `python -m bot.cli ask "never index this" --retrieval-only --json`
+    Then no passage comes from "secrets"
+
+  Scenario: The status shows freshness per indexed repository
+    Given the index has been built
+    When I run `python -m bot.cli index status --json`
+    Then the exit code is 0
+    And the status lists "widgets" as fresh

@@ -1,0 +1,23 @@
+from pytest_bdd import parsers, scenarios, then
+
+from features.conftest import World
+
+scenarios("index_sources_local.feature")
+
+
+@then(parsers.parse('source "{name}" is "{verdict}" by clause "{clause}"'))
+def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
+    rows = {row["source"]: row for row in world.json()}
+    assert (rows[name]["verdict"], rows[name]["clause"]) == (verdict, clause)
+
+
+@then(parsers.parse('no passage comes from "{name}"'))
+def no_passage_from(world: World, name: str) -> None:
+    assert all(r["repo"] != name for r in world.json()["results"])
+
+
+@then(parsers.parse('the status lists "{name}" as fresh'))
+def status_fresh(world: World, name: str) -> None:
+    rows = {row["source"]: row for row in world.json()["sources"]}
+    assert rows[name]["stale"] is False
+    assert rows[name]["documents"] == 1

@@ -1,0 +1,142 @@
+"""The command line, run in-process against real repositories and a real index file."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import build_parser, main
+from tests.gitrepo import make_repo
+
+PAGE = (
+    "# Widgets\n\nAbout widgets.\n\n"
+    "## Tuning the frobnicator\n\nSet the frobnication depth to seven.\n"
+)
+
+
+@pytest.fixture
+def configured(home: Path, tmp_path: Path) -> Path:
+    make_repo(tmp_path / "estate" / "widgets", {"docs/guide.md": PAGE, "README.md": "# W\n\nHi.\n"})
+    (tmp_path / "phpbotscout.toml").write_text(
+        f'[sources]\nlocal = ["{tmp_path / "estate"}"]\n[index]\npath = "index.sqlite"\n'
+    )
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_retrieval_only_json_is_the_documented_contract(configured, capsys):
+    assert run(capsys, "index", "build")[0] == 0
+    code, out, _ = run(capsys, "ask", "frobnication depth", "--retrieval-only", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"question", "query", "results"}
+    first = data["results"][0]
+    assert set(first) == {
+        "rank",
+        "score",
+        "repo",
+        "path",
+        "kind",
+        "heading",
+        "heading_path",
+        "anchor",
+        "symbol",
+        "start_line",
+        "end_line",
+        "url",
+        "commit",
+        "text",
+    }
+    assert (first["rank"], first["repo"], first["heading"]) == (
+        1,
+        "widgets",
+        "Tuning the frobnicator",
+    )
+    assert first["heading_path"] == ["Widgets", "Tuning the frobnicator"]
+    assert first["text"].startswith("## Tuning the frobnicator")
+    assert first["score"] > 0
+
+
+def test_limit_bounds_the_passages(configured, capsys):
+    run(capsys, "index", "build")
+    _, out, _ = run(
+        capsys, "ask", "widgets frobnicator", "--retrieval-only", "--json", "--limit", "1"
+    )
+    assert len(json.loads(out)["results"]) == 1
+
+
+def test_without_a_model_ask_prints_passages_and_says_so(configured, capsys):
+    run(capsys, "index", "build")
+    code, out, _ = run(capsys, "ask", "frobnication depth")
+    assert code == 0
+    assert "No model is configured" in out
+    assert "widgets/docs/guide.md#L5-L7" in out
+
+
+def test_an_empty_index_is_refused_with_how_to_build_it(configured, capsys):
+    code, _, err = run(capsys, "ask", "anything")
+    assert code == 1
+    assert "index build" in err
+
+
+def test_errors_are_json_with_json(configured, capsys):
+    code, out, _ = run(capsys, "ask", "anything", "--json")
+    assert code == 1
+    assert json.loads(out)["error"]["kind"] == "empty_index"
+
+
+def test_sources_and_status_json(configured, capsys):
+    run(capsys, "index", "build")
+    _, out, _ = run(capsys, "index", "sources", "--json")
+    assert json.loads(out) == [
+        {
+            "source": "widgets",
+            "verdict": "admitted",
+            "clause": "local",
+            "detail": "listed in sources.local",
+        }
+    ]
+    _, out, _ = run(capsys, "index", "status", "--json")
+    status = json.loads(out)
+    row = status["sources"][0]
+    assert row["source"] == "widgets"
+    assert row["stale"] is False
+    assert row["documents"] == 2
+    assert status["totals"]["chunks"] >= 2
+
+
+def test_human_output_has_tables(configured, capsys):
+    code, out, _ = run(capsys, "index", "build")
+    assert code == 0
+    assert "widgets" in out
+    assert "indexed" in out
+    _, out, _ = run(capsys, "index", "status")
+    assert "1 sources" in out
+
+
+def test_a_bad_configuration_exits_2_naming_the_key(configured, capsys):
+    (configured / "phpbotscout.toml").write_text('[answer]\nprovider = "gpt-7"\n')
+    code, _, err = run(capsys, "index", "status")
+    assert code == 2
+    assert "answer.provider" in err
+    assert "gpt-7" in err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["ask"])
+    assert caught.value.code == 2
+
+
+def test_every_command_has_help():
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name, sub in commands.items():
+        assert sub.description or parser._subparsers._group_actions[0]._choices_actions, name
+    helps = {a.dest: a.help for a in parser._subparsers._group_actions[0]._choices_actions}
+    assert all(helps.values()), helps

@@ -1,0 +1,59 @@
+"""Rules about the project itself: documented commands, and an engine free of Discord."""
+
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _commands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, str]:
+    found: dict[str, str] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                full = f"{prefix}{name}"
+                nested = _commands(sub, full + " ")
+                if nested:
+                    found.update(nested)
+                else:
+                    found[full] = helps.get(name, "")
+    return found
+
+
+def test_every_cli_command_has_help_and_a_scenario():
+    features = "\n".join(p.read_text() for p in (ROOT / "features").glob("*.feature"))
+    commands = _commands(build_parser())
+    assert {"index build", "index sources", "index status", "ask", "bench"} <= set(commands)
+    for command, help_text in commands.items():
+        assert help_text, f"{command} has no help text"
+        assert re.search(rf"python -m bot\.cli {command}\b", features), (
+            f"no Gherkin scenario runs '{command}'"
+        )
+
+
+def test_every_cli_command_is_in_the_reference():
+    reference = (ROOT / "docs/reference/cli.md").read_text()
+    for command in _commands(build_parser()):
+        assert f"## {command}" in reference, command
+
+
+def test_the_engine_imports_without_the_discord_stack():
+    engine_modules = sorted(
+        "bot." + ".".join(p.relative_to(ROOT / "bot").with_suffix("").parts)
+        for p in (ROOT / "bot").rglob("*.py")
+        if p.name != "__init__.py" and p.name != "app.py"
+    )
+    code = (
+        "import importlib, sys\n"
+        f"for name in {engine_modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "bad = [m for m in ('hikari', 'lightbulb', 'apscheduler') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
