@@ -51,7 +51,8 @@ CREATE TABLE chunks (
     start_line    INTEGER NOT NULL,
     end_line      INTEGER NOT NULL,
     start_byte    INTEGER NOT NULL,
-    end_byte      INTEGER NOT NULL
+    end_byte      INTEGER NOT NULL,
+    weight        REAL NOT NULL DEFAULT 1.0   -- ranking multiplier (lists of links rank lower)
 );
 CREATE INDEX chunks_by_document ON chunks (document_id);
 

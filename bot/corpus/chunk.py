@@ -28,7 +28,7 @@ class Chunk:
     ``text`` is exactly the file's lines ``start_line``..``end_line`` (1-based, inclusive),
     or, for a part of an oversized section that was cut mid-line, exactly the bytes
     ``start_byte``..``end_byte``. ``terms`` are search-only words (split identifiers): indexed,
-    never shown, never sent to a model.
+    never shown, never sent to a model. ``weight`` multiplies the chunk's retrieval score.
     """
 
     heading: str
@@ -41,3 +41,4 @@ class Chunk:
     anchor: str = ""
     symbol: str = ""
     terms: str = ""
+    weight: float = 1.0  # ranking multiplier: below 1 for sections that only point elsewhere

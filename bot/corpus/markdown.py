@@ -31,6 +31,7 @@ from markdown_it.token import Token
 from bot.corpus.anchors import slugify, unique
 from bot.corpus.chunk import Chunk
 from bot.corpus.identifiers import search_terms
+from bot.corpus.linklists import ranking_weight
 
 MAX_CHUNK_BYTES = 4000
 OVERLAP_BYTES = 200
@@ -270,6 +271,7 @@ def _split(
             end_byte=hi,
             anchor=section.anchor,
             terms=search_terms(" ".join(section.path), body),
+            weight=ranking_weight(body),
         )
 
     if finish - begin <= MAX_CHUNK_BYTES:

@@ -134,6 +134,8 @@ class FtsRetriever:
                 scores[chunk_id] += w.headings_share * score
             for chunk_id, score in bodies.items():
                 scores[chunk_id] += score
+            for chunk_id, weight in await self._weights_of(list(scores)):
+                scores[chunk_id] *= weight
             best = sorted(scores, key=lambda c: scores[c], reverse=True)
             rows = await self._rows(best[: limit * 2])
         except sqlite3.Error as exc:
@@ -157,15 +159,26 @@ class FtsRetriever:
         params = (query, source, depth) if source else (query, depth)
         return {row[0]: -float(row[1]) for row in await self._store.fetchall(sql, params)}
 
+    async def _weights_of(self, ids: list[int]) -> list[sqlite3.Row]:
+        """Ranking multipliers of the chunks that are not at 1 (lists of links)."""
+        if not ids:
+            return []
+        sql = f"SELECT id, weight FROM chunks WHERE weight != 1.0 AND id IN ({_marks(ids)})"  # noqa: S608
+        return await self._store.fetchall(sql, tuple(ids))
+
     async def _rows(self, ids: list[int]) -> list[sqlite3.Row]:
         if not ids:
             return []
-        sql = _ROWS_SQL.format(ids=", ".join("?" * len(ids)))
+        sql = _ROWS_SQL.format(ids=_marks(ids))
         return await self._store.fetchall(sql, tuple(ids))
 
     async def _source_names(self) -> list[str]:
         rows = await self._store.fetchall("SELECT name FROM sources WHERE verdict = 'admitted'")
         return [row[0] for row in rows]
+
+
+def _marks(ids: list[int]) -> str:
+    return ", ".join("?" * len(ids))
 
 
 def _result(row: sqlite3.Row, score: float) -> Result:

@@ -121,8 +121,9 @@ async def write_source(store: Store, plan: SourcePlan) -> None:
             await conn.executemany(
                 """
                 INSERT INTO chunks (document_id, ordinal, heading, heading_path, terms, body,
-                                    anchor, symbol, start_line, end_line, start_byte, end_byte)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    anchor, symbol, start_line, end_line, start_byte, end_byte,
+                                    weight)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [_chunk_row(document_id, i, c) for i, c in enumerate(doc.chunks)],
             )
@@ -165,6 +166,7 @@ def _chunk_row(document_id: int | None, ordinal: int, chunk: Chunk) -> tuple[obj
         chunk.end_line,
         chunk.start_byte,
         chunk.end_byte,
+        chunk.weight,
     )
 
 
