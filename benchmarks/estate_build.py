@@ -27,10 +27,33 @@ from tests.fakes.estate import configure, upstream  # noqa: E402
 from tests.fakes.gitlab import FakeGitLab  # noqa: E402
 
 TOKEN = "glpat-benchmark"
-WORDS = (
-    "widget sprocket gear lever cog spring valve pipe frame bolt relay queue cache token "
-    "shard replica index config plugin module client server request response handler"
-).split()
+WORDS = [
+    "widget",
+    "sprocket",
+    "gear",
+    "lever",
+    "cog",
+    "spring",
+    "valve",
+    "pipe",
+    "frame",
+    "bolt",
+    "relay",
+    "queue",
+    "cache",
+    "token",
+    "shard",
+    "replica",
+    "index",
+    "config",
+    "plugin",
+    "module",
+    "client",
+    "server",
+    "request",
+    "response",
+    "handler",
+]
 
 
 def _text(seed: int, words: int) -> str:

@@ -47,7 +47,9 @@ _UNREACHABLE = (
     "host key verification failed",
     "permission denied (publickey",
 )
-_TEMP_PREFIXES = (".tmp-", ".old-")
+# "+" never appears in a clone's own directory name (quote() escapes it), so these can never
+# be mistaken for a source's clone.
+_TEMP_PREFIXES = ("+tmp-", "+old-")
 
 
 class ForgeUnreachable(ForgeError):
@@ -300,7 +302,7 @@ class Clones:
 
     def _clone(self, name: str, url: str, branch: str, release_tag: str | None) -> CloneState:
         path = self.path_for(name)
-        temp = self.root / f".tmp-{uuid.uuid4().hex[:12]}"
+        temp = self.root / f"+tmp-{uuid.uuid4().hex[:12]}"
         try:
             self._git(
                 None, "clone", "--quiet", "--depth", "1", "--single-branch", "--no-tags",
@@ -321,7 +323,7 @@ class Clones:
             shutil.rmtree(temp, ignore_errors=True)
             raise
         if path.exists():
-            old = self.root / f".old-{uuid.uuid4().hex[:12]}"
+            old = self.root / f"+old-{uuid.uuid4().hex[:12]}"
             path.rename(old)
             temp.rename(path)
             shutil.rmtree(old, ignore_errors=True)

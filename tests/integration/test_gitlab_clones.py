@@ -295,7 +295,8 @@ def test_clone_leftovers_of_an_interrupted_run_are_removed(tmp_path):
     from bot.clones import Clones
 
     root = tmp_path / "clones"
-    (root / ".tmp-abc" / "x").mkdir(parents=True)
+    (root / "+tmp-abc" / "x").mkdir(parents=True)
+    (root / "+old-abc").mkdir()
     (root / "acme%2Fkeep").mkdir()
     os.chmod(root, 0o755)
     clones = Clones(root, {})
