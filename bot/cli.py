@@ -121,7 +121,7 @@ async def cmd_index_build(engine: Engine, args: argparse.Namespace, out: Console
         _print_json(render.refresh_json(report))
     else:
         _print_build_summary(report, out)
-    return 1 if report.failed else 0
+    return 0 if report.ok else 1
 
 
 def _print_build_summary(report: RefreshReport, out: Console) -> None:
@@ -147,8 +147,12 @@ def _print_build_summary(report: RefreshReport, out: Console) -> None:
             )
     for name in report.removed:
         out.print(f"removed: {name} (no longer configured)")
+    for name in report.clones_deleted:
+        out.print(f"clone deleted: {name} (no longer qualifies)")
     for o in report.failed:
         out.print(f"[red]failed[/red]: {o.name}: {o.error}")
+    for error in report.errors:
+        out.print(f"[red]error[/red]: {error}")
 
 
 async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Console) -> int:
@@ -177,24 +181,27 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
         _print_json(data)
         return 0
     table = Table(title="index status")
-    for column in ("source", "commit", "release", "refreshed", "stale", "docs", "chunks", "error"):
+    columns = ("source", "commit", "release", "indexed", "refreshed", "stale", "docs", "chunks")
+    for column in (*columns, "error"):
         table.add_column(column)
     for s in statuses:
         table.add_row(
             s.state.name,
             render.short_commit(s.state.branch_commit),
             s.state.release_tag or render.short_commit(s.state.release_commit),
-            render.age_text(s.state.age_seconds()) + " ago" if s.state.refreshed_at else "never",
-            "yes" if s.stale else "no",
+            render.when_text(s.state.indexed_at),
+            render.when_text(s.state.refreshed_at),
+            f"yes (every {render.age_text(s.interval)})" if s.stale else "no",
             str(s.state.documents),
             str(s.state.chunks),
-            s.state.last_error or "",
+            render.problems_text(s.state),
         )
     out.print(table)
     t = data["totals"]
     out.print(
         f"{t['sources']} sources, {t['documents']} documents, {t['chunks']} chunks; "
-        f"{t['stale']} stale, {t['failing']} failing"
+        f"{t['stale']} stale, {t['failing']} failing, {t['release_errors']} with a release "
+        "lookup error"
     )
     return 0
 

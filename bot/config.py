@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bot.errors import ConfigError
+from bot.forge.origin import is_loopback
 
 PROVIDERS = ("anthropic", "claude-local", "none")
 MARKDOWN_SCOPES = ("site", "all")
@@ -401,6 +402,7 @@ def _build(
             "at least one source: set sources.local to repositories on disk, "
             "or gitlab.group to a GitLab group",
         )
+    _check_forge(values, secrets)
     return Config(
         origin=origin,
         embedded=embedded,
@@ -427,6 +429,31 @@ def _build(
         webhook_listen=values["webhook.listen"],
         secrets=secrets,
     )
+
+
+def _check_forge(values: Mapping[str, Any], secrets: Secrets) -> None:
+    """Forge settings that only make sense together."""
+    if values["gitlab.group"] and not values["index.feed.url"]:
+        raise ConfigError(
+            "index.feed.url",
+            None,
+            "required when gitlab.group is set: the estate feed lists the projects that may be "
+            "indexed, and a project it does not list never is",
+        )
+    if values["index.ssh.key"] and not values["index.ssh.known_hosts"]:
+        raise ConfigError(
+            "index.ssh.known_hosts",
+            None,
+            "required with index.ssh.key: SSH clones only trust pinned host keys",
+        )
+    api = urlsplit(values["gitlab.url.api"])
+    if secrets.gitlab_token and api.scheme != "https" and not is_loopback(api.hostname or ""):
+        raise ConfigError(
+            "gitlab.url.api",
+            values["gitlab.url.api"],
+            "an https URL while GITLAB_TOKEN is set: the token is never sent in plain text "
+            "(plain http is accepted only for a loopback address)",
+        )
 
 
 def _unknown_key_hint(name: str) -> str:

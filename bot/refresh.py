@@ -12,34 +12,27 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Protocol
+from datetime import UTC, datetime
 
+from bot.clones import Clones
 from bot.config import Config
 from bot.corpus.documents import CORPUS_VERSION
 from bot.errors import SourceError, UsageError
+from bot.forge.base import Forge
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.local import discover_local, is_repository
+from bot.forge_refresh import GitLabSources
 from bot.index import catalog, writer
 from bot.index.store import Store
 from bot.indexing import plan_source
+from bot.outcomes import Progress, QuietProgress, SourceOutcome
 from bot.snapshot import DirectorySnapshot, GitSnapshot, Snapshot
 
+__all__ = ["Progress", "QuietProgress", "RefreshReport", "SourceOutcome", "refresh"]
+
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class SourceOutcome:
-    """What one source's refresh did."""
-
-    name: str
-    status: str  # "indexed", "unchanged" or "failed"
-    written: int = 0  # documents read and (re)written
-    kept: int = 0  # documents unchanged, only their commit moved
-    chunks: int = 0  # chunks written
-    skipped: int = 0  # files considered that yielded nothing
-    seconds: float = 0.0
-    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,38 +43,18 @@ class RefreshReport:
     outcomes: tuple[SourceOutcome, ...]
     removed: tuple[str, ...]
     seconds: float
+    errors: tuple[str, ...] = ()  # problems with no source to pin them on (a failed listing)
+    clones_deleted: tuple[str, ...] = ()
 
     @property
     def failed(self) -> list[SourceOutcome]:
         """The sources whose refresh failed."""
         return [o for o in self.outcomes if o.status == "failed"]
 
-
-class Progress(Protocol):
-    """Receives progress events; the CLI draws a bar from them, the scheduler logs them."""
-
-    def source_started(self, name: str) -> None:
-        """A source's refresh begins."""
-
-    def file_read(self, name: str, path: str) -> None:
-        """A file of the source was considered."""
-
-    def source_finished(self, outcome: SourceOutcome) -> None:
-        """A source's refresh ended."""
-
-
-class QuietProgress:
-    """Progress that only logs each finished source."""
-
-    def source_started(self, name: str) -> None:
-        """Nothing to show."""
-
-    def file_read(self, name: str, path: str) -> None:
-        """Nothing to show."""
-
-    def source_finished(self, outcome: SourceOutcome) -> None:
-        """Log one line per source."""
-        log.info("refreshed %s: %s", outcome.name, outcome.status)
+    @property
+    def ok(self) -> bool:
+        """Whether every source refreshed and discovery completed."""
+        return not self.failed and not self.errors
 
 
 async def refresh(
@@ -90,7 +63,9 @@ async def refresh(
     *,
     only: Sequence[str] = (),
     force: bool = False,
+    due_only: bool = False,
     progress: Progress | None = None,
+    forge: Forge | None = None,
 ) -> RefreshReport:
     """Discover every candidate, record its verdict, and re-index admitted sources that moved.
 
@@ -99,45 +74,94 @@ async def refresh(
         store: the open index.
         only: refresh just these sources (by name); verdicts are still recorded for all.
         force: re-read every file of every refreshed source, changed or not.
+        due_only: refresh only sources past their refresh interval (the scheduler's way);
+            discovery and verdicts still cover every source.
         progress: receives progress events.
+        forge: the forge to discover from (default: GitLab at ``gitlab.url.api``).
 
     Raises:
         UsageError: ``only`` names a source discovery did not find.
+        RateLimited: the forge rate-limited the run; what was written before is kept.
     """
     started = time.perf_counter()
     progress = progress or QuietProgress()
     candidates = discover_local(config.local_sources, config.exclude, embedded=config.embedded)
-    names = {c.name for c in candidates}
-    unknown = sorted(set(only) - names)
-    if unknown:
-        raise UsageError(
-            f"No source called {', '.join(unknown)}. Known sources: {', '.join(sorted(names))}. "
-            "Run 'python -m bot.cli index sources' to see them all."
-        )
+    async with AsyncExitStack() as stack:
+        gitlab: GitLabSources | None = None
+        known_forge: set[str] = set()
+        if config.gitlab_group:
+            gitlab = await stack.enter_async_context(GitLabSources(config, store, forge=forge))
+            candidates += await gitlab.discover()
+            known_forge = await gitlab.known_names()
+        names = {c.name for c in candidates} | known_forge
+        unknown = sorted(set(only) - names)
+        if unknown:
+            raise UsageError(
+                f"No source called {', '.join(unknown)}. Known sources: "
+                f"{', '.join(sorted(names))}. "
+                "Run 'python -m bot.cli index sources' to see them all."
+            )
 
-    await writer.record_verdicts(store, candidates)
-    removed = await _forget_vanished(store, names)
-    for candidate in candidates:
-        if candidate.verdict is Verdict.REJECTED:
-            await writer.clear_documents(store, candidate.name)
+        await writer.record_verdicts(store, candidates)
+        removed = await _forget_vanished(store, config, {c.name for c in candidates})
+        for candidate in candidates:
+            if candidate.verdict is Verdict.REJECTED:
+                await writer.clear_documents(store, candidate.name)
+        deleted: list[str] = []
+        if gitlab is not None:
+            await gitlab.remember()
+            deleted = await gitlab.settle(candidates)
+        else:
+            # No group any more: the clones of forge sources it used to hold go with them.
+            leftover = Clones(config.clones_dir, {})
+            deleted = [n for n in removed if await asyncio.to_thread(leftover.remove, n)]
 
-    outcomes = []
-    for candidate in candidates:
-        if not candidate.admitted or (only and candidate.name not in only):
-            continue
-        progress.source_started(candidate.name)
-        outcome = await refresh_local(store, candidate, force=force, progress=progress)
-        progress.source_finished(outcome)
-        outcomes.append(outcome)
+        due = await _due(config, store) if due_only else None
+        outcomes = []
+        for candidate in candidates:
+            if candidate.origin != "local" or not candidate.admitted:
+                continue
+            if (only and candidate.name not in only) or (
+                due is not None and candidate.name not in due
+            ):
+                continue
+            progress.source_started(candidate.name)
+            outcome = await refresh_local(store, candidate, force=force, progress=progress)
+            progress.source_finished(outcome)
+            outcomes.append(outcome)
+        if gitlab is not None:
+            outcomes += await gitlab.refresh(only=only, due=due, force=force, progress=progress)
+        errors = tuple(gitlab.errors) if gitlab is not None else ()
     return RefreshReport(
-        tuple(candidates), tuple(outcomes), tuple(removed), time.perf_counter() - started
+        tuple(candidates),
+        tuple(outcomes),
+        tuple(removed),
+        time.perf_counter() - started,
+        errors=errors,
+        clones_deleted=tuple(deleted),
     )
 
 
-async def _forget_vanished(store: Store, names: set[str]) -> list[str]:
-    """Local sources no longer configured leave the index with everything they held."""
-    gone = [s.name for s in await catalog.sources(store) if s.origin == "local"]
-    gone = [n for n in gone if n not in names]
+async def _due(config: Config, store: Store) -> set[str]:
+    """Sources past their own refresh interval (``sources.refresh_intervals``), or never done."""
+    moment = datetime.now(UTC)
+    return {
+        s.name
+        for s in await catalog.sources(store)
+        if s.is_stale(config.interval_for(s.name), moment)
+    }
+
+
+async def _forget_vanished(store: Store, config: Config, names: set[str]) -> list[str]:
+    """Sources no longer configured leave the index with everything they held.
+
+    Local sources go when their path is no longer configured; GitLab sources only when no
+    group is configured any more (a project that left the group is rejected, not forgotten).
+    """
+    states = await catalog.sources(store)
+    gone = [s.name for s in states if s.origin == "local" and s.name not in names]
+    if not config.gitlab_group:
+        gone += [s.name for s in states if s.origin == "gitlab"]
     await writer.drop_sources(store, gone)
     return gone
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from bot.engine import Retrieval, SourceStatus
@@ -88,7 +89,9 @@ def status_json(statuses: Sequence[SourceStatus]) -> dict[str, Any]:
             "refreshed_at": s.state.refreshed_at,
             "refresh_interval": s.interval,
             "stale": s.stale,
+            "default_branch": s.state.default_branch,
             "last_error": s.state.last_error,
+            "release_error": s.state.release_error,
             "documents": s.state.documents,
             "chunks": s.state.chunks,
         }
@@ -102,6 +105,7 @@ def status_json(statuses: Sequence[SourceStatus]) -> dict[str, Any]:
             "chunks": sum(r["chunks"] for r in rows),
             "stale": sum(1 for r in rows if r["stale"]),
             "failing": sum(1 for r in rows if r["last_error"]),
+            "release_errors": sum(1 for r in rows if r["release_error"]),
         },
     }
 
@@ -123,8 +127,26 @@ def refresh_json(report: RefreshReport) -> dict[str, Any]:
             for o in report.outcomes
         ],
         "removed": list(report.removed),
+        "clones_deleted": list(report.clones_deleted),
+        "errors": list(report.errors),
         "seconds": round(report.seconds, 3),
     }
+
+
+def when_text(stamp: str | None) -> str:
+    """``5h ago`` for a stored timestamp, or ``never``."""
+    if not stamp:
+        return "never"
+    seconds = (datetime.now(UTC) - datetime.fromisoformat(stamp)).total_seconds()
+    return age_text(max(0.0, seconds)) + " ago"
+
+
+def problems_text(state: SourceState) -> str:
+    """The last refresh error and a failed release lookup, for the status table."""
+    parts = [state.last_error or ""]
+    if state.release_error:
+        parts.append(f"release: {state.release_error} (code kept at the last release)")
+    return "; ".join(p for p in parts if p)
 
 
 def short_commit(sha: str | None) -> str:

@@ -30,6 +30,10 @@ class SourceState:
     refreshed_at: str | None
     last_error: str | None
     last_error_at: str | None
+    release_error: str | None = None
+    site_commit: str | None = None
+    site_config: str | None = None
+    site_config_url: str | None = None
     documents: int = 0
     chunks: int = 0
 
@@ -50,6 +54,7 @@ _SOURCES_SQL = """
 SELECT s.name, s.origin, s.location, s.verdict, s.clause, s.detail, s.web_url, s.site_url,
        s.default_branch, s.branch_commit, s.release_tag, s.release_commit, s.corpus_version,
        s.checked_at, s.indexed_at, s.refreshed_at, s.last_error, s.last_error_at,
+       s.release_error, s.site_commit, s.site_config, s.site_config_url,
        (SELECT count(*) FROM documents d WHERE d.source = s.name) AS documents,
        (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id
          WHERE d.source = s.name) AS chunks

@@ -152,13 +152,15 @@ async def _connect(path: Path) -> aiosqlite.Connection:
 
 
 async def _configure(conn: aiosqlite.Connection, path: Path, *, wal: bool) -> None:
+    pragmas = ["PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON"]
+    if wal:
+        pragmas += ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"]
     try:
-        await conn.execute("PRAGMA busy_timeout = 10000")
-        await conn.execute("PRAGMA foreign_keys = ON")
-        if wal:
-            await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute("PRAGMA synchronous = NORMAL")
-        await conn.execute("SELECT count(*) FROM sqlite_master")
+        for statement in [*pragmas, "SELECT count(*) FROM sqlite_master"]:
+            # Every statement is run to completion and closed: a statement left open would
+            # pin this connection to an old snapshot of the index.
+            async with conn.execute(statement) as cursor:
+                await cursor.fetchall()
     except sqlite3.Error as exc:
         await conn.close()
         raise _unreadable(path, exc) from None

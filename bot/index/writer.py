@@ -50,6 +50,8 @@ class SourcePlan:
     release_commit: str | None
     corpus_version: int
     site_url: str | None = None
+    default_branch: str | None = None
+    release_error: str | None = None  # the release lookup failed: code stayed where it was
     fresh: tuple[DocumentData, ...] = ()
     kept: tuple[KeptDocument, ...] = ()
     skipped: tuple[tuple[str, str], ...] = field(default=())
@@ -136,7 +138,8 @@ async def write_source(store: Store, plan: SourcePlan) -> None:
             """
             UPDATE sources SET branch_commit = ?, release_tag = ?, release_commit = ?, site_url = ?,
                    corpus_version = ?, indexed_at = ?, refreshed_at = ?, last_error = NULL,
-                   last_error_at = NULL
+                   last_error_at = NULL, default_branch = coalesce(?, default_branch),
+                   release_error = ?
             WHERE name = ?
             """,
             (
@@ -147,6 +150,8 @@ async def write_source(store: Store, plan: SourcePlan) -> None:
                 plan.corpus_version,
                 stamp,
                 stamp,
+                plan.default_branch,
+                plan.release_error,
                 plan.name,
             ),
         )
@@ -179,13 +184,19 @@ async def record_failure(store: Store, name: str, error: str) -> None:
         )
 
 
-async def mark_fresh(store: Store, name: str) -> None:
+async def mark_fresh(
+    store: Store,
+    name: str,
+    *,
+    default_branch: str | None = None,
+    release_error: str | None = None,
+) -> None:
     """Record that an unchanged source was checked now, which keeps it fresh."""
     async with store.write() as conn:
         await conn.execute(
-            "UPDATE sources SET refreshed_at = ?, last_error = NULL, last_error_at = NULL "
-            "WHERE name = ?",
-            (now(), name),
+            "UPDATE sources SET refreshed_at = ?, last_error = NULL, last_error_at = NULL, "
+            "default_branch = coalesce(?, default_branch), release_error = ? WHERE name = ?",
+            (now(), default_branch, release_error, name),
         )
 
 
@@ -201,3 +212,15 @@ async def clear_documents(store: Store, name: str) -> None:
     """Remove a source's documents but keep its row, so its verdict can still be explained."""
     async with store.write() as conn:
         await conn.execute("DELETE FROM documents WHERE source = ?", (name,))
+
+
+async def remember_site_configs(
+    store: Store, configs: Iterable[tuple[str, str, str, str | None]]
+) -> None:
+    """Store ``(source, commit, config path, site_url)``: the site config read at a commit."""
+    async with store.write() as conn:
+        await conn.executemany(
+            "UPDATE sources SET site_commit = ?, site_config = ?, site_config_url = ? "
+            "WHERE name = ?",
+            [(commit, path, url, name) for name, commit, path, url in configs],
+        )

@@ -59,3 +59,17 @@ async def test_a_failed_write_leaves_nothing_behind(tmp_path):
                 )
                 raise RuntimeError("crash mid-transaction")
         assert (await store.fetchone("SELECT count(*) FROM sources"))[0] == 0
+
+
+async def test_every_reader_sees_a_write_as_soon_as_it_commits(tmp_path):
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        async with store.write() as conn:
+            await conn.execute(
+                "INSERT INTO sources (name, origin, location, verdict, clause) "
+                "VALUES ('a', 'local', '/a', 'admitted', 'local')"
+            )
+        # Hold every reader at once, so each connection of the pool answers.
+        async with store.read() as one, store.read() as two, store.read() as three:
+            for conn in (one, two, three):
+                async with conn.execute("SELECT count(*) FROM sources") as cursor:
+                    assert (await cursor.fetchone())[0] == 1

@@ -97,3 +97,25 @@ def test_a_key_in_the_environment_selects_anthropic(tmp_path):
 
 def test_the_example_parses_as_toml():
     tomllib.loads((ROOT / "phpbotscout.example.toml").read_text())
+
+
+def test_a_group_needs_the_estate_feed(tmp_path):
+    with pytest.raises(ConfigError, match=r"index\.feed\.url"):
+        _load(tmp_path, '[gitlab]\ngroup = "acme"\n')
+
+
+def test_a_token_is_never_configured_for_plain_http_off_loopback(tmp_path):
+    text = (
+        '[gitlab]\ngroup = "acme"\n[gitlab.url]\napi = "http://gl.example/api/v4"\n'
+        '[index.feed]\nurl = "https://feed.example/p.json"\n'
+    )
+    with pytest.raises(ConfigError, match="never sent in plain text"):
+        _load(tmp_path, text, {"HOME": str(tmp_path), "GITLAB_TOKEN": "t"})
+    assert _load(tmp_path, text).gitlab_api_url == "http://gl.example/api/v4"  # no token: fine
+    local = text.replace("gl.example", "127.0.0.1:8080")
+    assert _load(tmp_path, local, {"HOME": str(tmp_path), "GITLAB_TOKEN": "t"}).secrets.gitlab_token
+
+
+def test_an_ssh_key_needs_pinned_host_keys(tmp_path):
+    with pytest.raises(ConfigError, match=r"index\.ssh\.known_hosts"):
+        _load(tmp_path, '[sources]\nlocal = ["."]\n[index.ssh]\nkey = "id"\n')

@@ -1,0 +1,332 @@
+"""Clones of forge repositories under ``index.clones``: clone, fast-forward, clone again.
+
+Each source has one clone holding its default branch at depth 1 (single branch) and the tag of
+its latest release, also at depth 1, and no other tag. Later runs fast-forward it. A clone that
+cannot be fast-forwarded (local changes, history rewritten upstream, the default branch moved,
+a repository too damaged to open) is deleted and cloned again; a failure to *reach* the forge
+keeps it, since cloning again would only spend more of the same rate limit.
+
+A new clone is made beside the old one and swapped in only once complete, so a crash or a
+``kill -9`` part-way leaves either the old clone or nothing, never half of one. Leftovers of
+such a run are removed by ``prepare``.
+
+Everything here is blocking (git subprocesses); the refresh runs it in threads, at most two at
+once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+import git
+
+from bot.errors import ForgeError, SourceError
+
+log = logging.getLogger(__name__)
+
+# git's own words for "the other end could not be reached" (as opposed to a local problem).
+_UNREACHABLE = (
+    "unable to access",
+    "could not read from remote repository",
+    "could not resolve host",
+    "connection refused",
+    "connection timed out",
+    "operation timed out",
+    "failed to connect",
+    "the requested url returned error",
+    "early eof",
+    "the remote end hung up",
+    "rpc failed",
+    "host key verification failed",
+    "permission denied (publickey",
+)
+# "+" never appears in a clone's own directory name (quote() escapes it), so these can never
+# be mistaken for a source's clone.
+_TEMP_PREFIXES = ("+tmp-", "+old-")
+
+
+class ForgeUnreachable(ForgeError):
+    """git could not reach the forge; the clone, if any, is kept as it was."""
+
+
+class _CannotFastForward(Exception):
+    """The clone has to be made again, for the reason given."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteRefs:
+    """What the forge's repository advertises: the branch head and each tag's commit."""
+
+    head: str | None
+    tags: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class CloneState:
+    """A clone after ``sync``: where it is, its commits, and what was done to it."""
+
+    path: Path
+    branch_commit: str
+    release_commit: str | None
+    action: str  # "up to date", "fast-forwarded", "cloned" or "cloned again (<why>)"
+
+
+def _is_unreachable(exc: git.exc.GitCommandError) -> bool:
+    text = f"{exc.stderr} {exc.stdout}".lower()
+    return any(marker in text for marker in _UNREACHABLE)
+
+
+def _message(exc: git.exc.GitCommandError) -> str:
+    lines = [line.strip() for line in str(exc.stderr or "").splitlines() if line.strip()]
+    text = "; ".join(line.removeprefix("stderr: ").strip("'") for line in lines[-3:])
+    return text or f"git exited with {exc.status}"
+
+
+class Clones:
+    """The directory of clones, and the git operations on them."""
+
+    def __init__(self, root: Path, env: Mapping[str, str], *, timeout: float = 600.0) -> None:
+        self.root = root
+        self._env = dict(env)
+        self._timeout = timeout
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Create the directory (mode 0700) and remove what an interrupted run left."""
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.root, 0o700)  # mkdir's mode is masked by umask, and skipped if it exists
+        for entry in self.root.iterdir():
+            if entry.name.startswith(_TEMP_PREFIXES):
+                shutil.rmtree(entry, ignore_errors=True)
+
+    def path_for(self, name: str) -> Path:
+        """The clone directory of source ``name`` (its path, quoted into one component)."""
+        return self.root / quote(name, safe="")
+
+    def names(self) -> set[str]:
+        """The sources that have a clone on disk."""
+        if not self.root.is_dir():
+            return set()
+        return {
+            unquote(p.name)
+            for p in self.root.iterdir()
+            if p.is_dir() and not p.name.startswith(_TEMP_PREFIXES)
+        }
+
+    def remove(self, name: str) -> bool:
+        """Delete a source's clone; return whether there was one."""
+        path = self.path_for(name)
+        if not path.exists():
+            return False
+        shutil.rmtree(path)
+        log.info("deleted the clone of %s", name)
+        return True
+
+    # -- talking to the forge ----------------------------------------------------------------
+
+    def _git(self, cwd: Path | None, *args: str) -> str:
+        runner = git.cmd.Git(str(cwd) if cwd else None)
+        out = runner.execute(
+            ["git", *args], env=self._env, kill_after_timeout=self._timeout, stdout_as_string=True
+        )
+        return str(out)
+
+    def ls_remote(self, url: str, branch: str) -> RemoteRefs:
+        """The branch head and tags, in one round trip (protocol v0 advertises everything).
+
+        Raises:
+            ForgeUnreachable: the forge could not be reached.
+            SourceError: git refused for another reason.
+        """
+        try:
+            out = self._git(
+                None, "-c", "protocol.version=0", "ls-remote", url, f"refs/heads/{branch}",
+                "refs/tags/*",
+            )  # fmt: skip
+        except git.exc.GitCommandError as exc:
+            if _is_unreachable(exc):
+                raise ForgeUnreachable(f"cannot reach the repository: {_message(exc)}") from None
+            raise SourceError(f"listing the repository's refs failed: {_message(exc)}") from None
+        head: str | None = None
+        tags: dict[str, str] = {}
+        for line in out.splitlines():
+            sha, _, ref = line.partition("\t")
+            if ref == f"refs/heads/{branch}":
+                head = sha
+            elif ref.startswith("refs/tags/"):
+                name = ref.removeprefix("refs/tags/")
+                if name.endswith("^{}"):
+                    tags[name[:-3]] = sha  # the peeled commit wins over the tag object
+                else:
+                    tags.setdefault(name, sha)
+        return RemoteRefs(head, tags)
+
+    def sync(
+        self,
+        name: str,
+        url: str,
+        branch: str,
+        release_tag: str | None,
+        release_commit: str | None = None,
+        *,
+        keep_tags: bool = False,
+    ) -> CloneState:
+        """Bring the clone of ``name`` up to date with the forge, cloning it if needed.
+
+        Args:
+            name: the source's name.
+            url: the clone URL (already checked by the transport).
+            branch: the default branch.
+            release_tag: the tag to hold: the latest release's, or ``None`` for no release.
+            release_commit: the commit the forge advertises for ``release_tag``; a local tag
+                already there is not fetched again.
+            keep_tags: the release could not be looked up: delete no tag.
+
+        Raises:
+            ForgeUnreachable: the forge could not be reached (an existing clone is kept).
+            SourceError: the repository could not be cloned.
+        """
+        path = self.path_for(name)
+        why = "no clone yet"
+        if path.exists():
+            try:
+                return self._update(
+                    path, url, branch, (release_tag, release_commit), keep_tags=keep_tags
+                )
+            except _CannotFastForward as exc:
+                why = str(exc)
+                log.info("the clone of %s cannot be fast-forwarded (%s): cloning again", name, why)
+        state = self._clone(name, url, branch, release_tag)
+        action = "cloned" if why == "no clone yet" else f"cloned again ({why})"
+        return CloneState(state.path, state.branch_commit, state.release_commit, action)
+
+    def _update(
+        self,
+        path: Path,
+        url: str,
+        branch: str,
+        release: tuple[str | None, str | None],
+        *,
+        keep_tags: bool,
+    ) -> CloneState:
+        try:
+            repo = git.Repo(path)
+        except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError) as exc:
+            raise _CannotFastForward(f"not a usable repository: {exc}") from None
+        try:
+            return self._update_repo(repo, url, branch, release, keep_tags=keep_tags)
+        except git.exc.GitCommandError as exc:
+            if _is_unreachable(exc):
+                raise ForgeUnreachable(f"cannot reach the repository: {_message(exc)}") from None
+            raise _CannotFastForward(f"git failed: {_message(exc)}") from None
+        except (ValueError, TypeError, OSError, git.exc.GitError) as exc:
+            raise _CannotFastForward(f"the repository is damaged: {exc}") from None
+        finally:
+            repo.close()
+
+    def _update_repo(
+        self,
+        repo: git.Repo,
+        url: str,
+        branch: str,
+        release: tuple[str | None, str | None],
+        *,
+        keep_tags: bool,
+    ) -> CloneState:
+        cwd = Path(repo.working_dir)
+        remote = f"refs/remotes/origin/{branch}"
+        if repo.git.config("--get", "remote.origin.url") != url:
+            raise _CannotFastForward("its remote URL changed")
+        current = repo.git.symbolic_ref("--quiet", "--short", "HEAD")
+        if current != branch:
+            raise _CannotFastForward(f"the default branch moved from {current} to {branch}")
+        if repo.git.status("--porcelain", "--untracked-files=all"):
+            raise _CannotFastForward("it has local changes")
+        old = repo.git.rev_parse("--verify", remote)
+        if repo.git.rev_parse("--verify", "HEAD") != old:
+            raise _CannotFastForward("it has local commits")
+
+        # No --depth: the server sends only the commits since ``old``, so the ancestry check
+        # below is real. A depth-1 fetch would hide the link and every move would look like
+        # a rewrite.
+        self._git(cwd, "fetch", "--quiet", "--no-tags", "origin", f"+refs/heads/{branch}:{remote}")
+        new = repo.git.rev_parse("--verify", remote)
+        action = "up to date"
+        if new != old:
+            try:
+                repo.git.merge_base("--is-ancestor", old, new)
+            except git.exc.GitCommandError:
+                raise _CannotFastForward("its history was rewritten upstream") from None
+            repo.git.merge("--ff-only", "--quiet", remote)
+            action = "fast-forwarded"
+        release_commit = self._settle_tags(cwd, repo, *release, keep_tags=keep_tags)
+        return CloneState(cwd, new, release_commit, action)
+
+    def _settle_tags(
+        self,
+        cwd: Path,
+        repo: git.Repo,
+        release_tag: str | None,
+        expected: str | None = None,
+        *,
+        keep_tags: bool,
+    ) -> str | None:
+        """Fetch the release tag if missing; keep no other tag (unless told to keep them)."""
+        tags = set(repo.git.tag("--list").split())
+        if release_tag is not None and not (
+            release_tag in tags
+            and expected is not None
+            and self._tag_commit(repo, release_tag) == expected
+        ):
+            self._git(
+                cwd, "fetch", "--quiet", "--depth", "1", "--no-tags", "origin",
+                f"+refs/tags/{release_tag}:refs/tags/{release_tag}",
+            )  # fmt: skip
+        if not keep_tags:
+            stale = sorted(t for t in tags if t != release_tag)
+            if stale:
+                repo.git.tag("-d", *stale)
+        return None if release_tag is None else self._tag_commit(repo, release_tag)
+
+    @staticmethod
+    def _tag_commit(repo: git.Repo, tag: str) -> str:
+        return str(repo.git.rev_parse("--verify", f"refs/tags/{tag}^{{commit}}"))
+
+    def _clone(self, name: str, url: str, branch: str, release_tag: str | None) -> CloneState:
+        path = self.path_for(name)
+        temp = self.root / f"+tmp-{uuid.uuid4().hex[:12]}"
+        try:
+            self._git(
+                None, "clone", "--quiet", "--depth", "1", "--single-branch", "--no-tags",
+                "--branch", branch, url, str(temp),
+            )  # fmt: skip
+            repo = git.Repo(temp)
+            try:
+                branch_commit = str(repo.git.rev_parse("--verify", "HEAD"))
+                release_commit = self._settle_tags(temp, repo, release_tag, keep_tags=False)
+            finally:
+                repo.close()
+        except git.exc.GitCommandError as exc:
+            shutil.rmtree(temp, ignore_errors=True)
+            if _is_unreachable(exc):
+                raise ForgeUnreachable(f"cannot reach the repository: {_message(exc)}") from None
+            raise SourceError(f"cloning failed: {_message(exc)}") from None
+        except BaseException:
+            shutil.rmtree(temp, ignore_errors=True)
+            raise
+        if path.exists():
+            old = self.root / f"+old-{uuid.uuid4().hex[:12]}"
+            path.rename(old)
+            temp.rename(path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            temp.rename(path)
+        return CloneState(path, branch_commit, release_commit, "cloned")

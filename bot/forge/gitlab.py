@@ -1,0 +1,353 @@
+"""GitLab's REST API v4, as discovery needs it (aiohttp).
+
+The token travels as ``PRIVATE-TOKEN`` and only to the configured API origin: requests are
+built from ``gitlab.url.api``, redirects are never followed with it, and a redirect's target is
+read only when it stays on that origin. The estate feed and the docs sites are fetched by a
+second session that carries no credential at all.
+
+Rate limits stop the run (``RateLimited``): a 429, or ``RateLimit-Remaining: 0`` on any answer,
+since the next request would be refused and every further one spends the same budget.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urljoin, urlsplit
+
+import aiohttp
+from multidict import CIMultiDictProxy
+from yarl import URL
+
+from bot.config import Secret
+from bot.errors import ForgeError, RateLimited
+from bot.forge.base import (
+    NO_RELEASE,
+    NoRelease,
+    Pages,
+    PagesState,
+    Project,
+    Release,
+    Unknown,
+)
+from bot.forge.origin import origin, same_origin
+
+log = logging.getLogger(__name__)
+
+PER_PAGE = 100
+MAX_PAGES = 10_000  # 1,000,000 projects: a listing that never ends is a broken server
+_RELEASE_PATH = re.compile(r"/projects/[^/]+/releases/(?P<tag>[^/?#]+)/?$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    status: int
+    headers: CIMultiDictProxy[str]
+    body: bytes
+    url: str
+
+    def message(self) -> str:
+        """GitLab's ``{"message": ...}``, or the start of the body."""
+        try:
+            data = json.loads(self.body)
+        except ValueError:
+            return self.body[:120].decode("utf-8", "replace").strip()
+        if isinstance(data, dict) and "message" in data:
+            return str(data["message"])
+        return ""
+
+    def describe(self) -> str:
+        detail = self.message()
+        return f"HTTP {self.status}" + (f" ({detail})" if detail else "")
+
+
+class _Unreachable(ForgeError):
+    """The request got no answer (timeout, refused connection, broken transfer)."""
+
+
+class GitLabForge:
+    """The ``Forge`` Protocol over GitLab's REST API."""
+
+    def __init__(
+        self,
+        api_url: str,
+        token: Secret | None,
+        *,
+        timeout: float = 30.0,
+        site_timeout: float = 10.0,
+    ) -> None:
+        self.api_url = api_url.rstrip("/")
+        self._token = token
+        self._timeout = aiohttp.ClientTimeout(total=timeout)
+        self._site_timeout = aiohttp.ClientTimeout(total=site_timeout)
+        self._api: aiohttp.ClientSession | None = None
+        self._anonymous: aiohttp.ClientSession | None = None
+
+    async def __aenter__(self) -> GitLabForge:
+        self._api = aiohttp.ClientSession(timeout=self._timeout)
+        self._anonymous = aiohttp.ClientSession(timeout=self._site_timeout)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close both HTTP sessions."""
+        for session in (self._api, self._anonymous):
+            if session is not None:
+                await session.close()
+
+    # -- the one place a request to the API is made ------------------------------------------
+
+    async def _get(self, path: str, params: dict[str, str] | None = None) -> _Answer:
+        if self._api is None:
+            raise RuntimeError("GitLabForge used outside 'async with'")
+        url = self.api_url + path
+        if params:
+            url += "?" + "&".join(f"{k}={quote(v, safe='')}" for k, v in params.items())
+        headers = {"Accept": "application/json"}
+        # Belt and braces: the URL is built from the configured base, but the token still goes
+        # only where that base points.
+        if self._token is not None and same_origin(url, self.api_url):
+            headers["PRIVATE-TOKEN"] = self._token.reveal()
+        try:
+            async with self._api.get(
+                URL(url, encoded=True), headers=headers, allow_redirects=False
+            ) as response:
+                body = await response.read()
+                answer = _Answer(response.status, response.headers, body, url)
+        except TimeoutError:
+            raise _Unreachable(f"GitLab did not answer {path} in time") from None
+        except aiohttp.ClientError as exc:
+            raise _Unreachable(f"GitLab could not be reached for {path}: {exc}") from None
+        _check_rate_limit(answer)
+        return answer
+
+    # -- the Protocol ------------------------------------------------------------------------
+
+    async def group_projects(self, group: str) -> list[Project]:
+        """Every project of ``group`` and its subgroups, following ``X-Next-Page``."""
+        projects: list[Project] = []
+        page = "1"
+        for _ in range(MAX_PAGES):
+            answer = await self._get(
+                f"/groups/{quote(group, safe='')}/projects",
+                {
+                    "include_subgroups": "true",
+                    "with_shared": "false",
+                    "order_by": "id",
+                    "sort": "asc",
+                    "per_page": str(PER_PAGE),
+                    "page": page,
+                },
+            )
+            if answer.status == 404:
+                raise ForgeError(
+                    f"GitLab has no group {group!r} visible to this token ({answer.describe()}). "
+                    "Check gitlab.group, and GITLAB_TOKEN if the group is not public."
+                )
+            if answer.status != 200:
+                raise ForgeError(f"listing the projects of {group!r} failed: {answer.describe()}")
+            try:
+                items = json.loads(answer.body)
+                projects.extend(_project(item) for item in items)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise ForgeError(
+                    f"GitLab's project listing is not what it should be: {exc}"
+                ) from None
+            next_page = _next_page(answer)
+            if not next_page:
+                return projects
+            page = next_page
+        raise ForgeError(f"the project listing of {group!r} did not end after {MAX_PAGES} pages")
+
+    async def read_file(self, project: Project, path: str, ref: str) -> bytes | Unknown | None:
+        """One file at ``ref``: ``None`` when GitLab says it is not there."""
+        try:
+            answer = await self._get(
+                f"/projects/{project.id}/repository/files/{quote(path, safe='')}/raw",
+                {"ref": ref},
+            )
+        except _Unreachable as exc:
+            return Unknown(str(exc))
+        if answer.status == 200:
+            return answer.body
+        if answer.status == 404 and "project" not in answer.message().lower():
+            return None  # "404 File Not Found" (or the ref has no such commit)
+        return Unknown(f"reading {path} answered {answer.describe()}")
+
+    async def latest_release(self, project: Project) -> Release | NoRelease | Unknown:
+        """The forge's latest release; a 404 means none, anything else unexplained is Unknown."""
+        path = f"/projects/{project.id}/releases/permalink/latest"
+        try:
+            answer = await self._get(path)
+            if answer.status in (301, 302, 303, 307, 308):
+                location = urljoin(answer.url, answer.headers.get("Location", ""))
+                # The redirect names the tag (notes: .../releases/<url-encoded tag>), which is
+                # all we need: the commit comes from the repository's own refs.
+                match = _RELEASE_PATH.search(urlsplit(location).path)
+                if match:
+                    return Release(unquote(match.group("tag")))
+                if not same_origin(location, self.api_url):
+                    return Unknown("the latest release redirects off the GitLab API")
+                answer = await self._get(location[len(self.api_url) :])
+        except _Unreachable as exc:
+            return Unknown(str(exc))
+        if answer.status == 200:
+            try:
+                data = json.loads(answer.body)
+                commit = (data.get("commit") or {}).get("id")
+                return Release(str(data["tag_name"]), str(commit) if commit else None)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                return Unknown("the latest release's answer carries no tag_name")
+        if answer.status == 404 and "project" not in answer.message().lower():
+            return NO_RELEASE
+        if answer.status == 403:
+            return Unknown("this token may not read the project's releases (HTTP 403)")
+        return Unknown(f"the latest release answered {answer.describe()}")
+
+    async def pages(self, project: Project) -> PagesState | Unknown:
+        """Pages state: the Pages API where the token may read it, else the project's flag."""
+        level = project.pages_access_level
+        if level == "disabled":
+            return PagesState(Pages.DISABLED, "pages_access_level is disabled")
+        if level == "private":
+            return PagesState(Pages.PRIVATE, "pages_access_level is private")
+        try:
+            answer = await self._get(f"/projects/{project.id}/pages")
+        except _Unreachable as exc:
+            return Unknown(str(exc))
+        if answer.status == 200:
+            try:
+                deployments = json.loads(answer.body).get("deployments")
+            except (ValueError, AttributeError):
+                return Unknown("the Pages API answered something unreadable")
+            if deployments:
+                return PagesState(Pages.PUBLISHED, "the Pages API lists a deployment")
+            return PagesState(Pages.NOT_DEPLOYED, "the Pages API lists no deployment")
+        if answer.status == 404 and "project" not in answer.message().lower():
+            return PagesState(Pages.DISABLED, "the Pages API answers 404")
+        if answer.status in (401, 403):
+            # The Pages API needs a maintainer. Without one, the project's own flag says
+            # whether Pages is on, and the HTTP check of the site says whether it is deployed.
+            if level in ("enabled", "public"):
+                return PagesState(
+                    Pages.PUBLISHED, f"pages_access_level is {level} (Pages API needs maintainer)"
+                )
+            return Unknown(
+                f"the Pages API answered {answer.describe()} and no access level is listed"
+            )
+        return Unknown(f"the Pages API answered {answer.describe()}")
+
+    async def site_answers(self, url: str) -> bool | Unknown:
+        """HEAD the site (GET when HEAD is refused), anonymously, following a few redirects."""
+        if self._anonymous is None:
+            raise RuntimeError("GitLabForge used outside 'async with'")
+        where = origin(url)
+        if where is None or where[0] not in ("http", "https"):
+            return False
+        try:
+            status, final = await self._probe(url, "HEAD")
+            if status in (405, 501):
+                status, final = await self._probe(url, "GET")
+        except TimeoutError:
+            return Unknown(f"{url} did not answer in time")
+        except aiohttp.ClientError as exc:
+            return Unknown(f"{url} could not be reached: {exc}")
+        forge = origin(self.api_url)
+        final_where = origin(final)
+        if forge and final_where and final_where[1] == forge[1] and "sign_in" in final:
+            return False  # a private site sends visitors to the forge's sign-in page
+        if status < 400:
+            return True
+        if status in (408, 429) or status >= 500:
+            return Unknown(f"{url} answered HTTP {status}")
+        return False
+
+    async def _probe(self, url: str, method: str) -> tuple[int, str]:
+        assert self._anonymous is not None
+        async with self._anonymous.request(
+            method, url, allow_redirects=True, max_redirects=5
+        ) as response:
+            if method == "GET":
+                await response.content.read(1024)
+            return response.status, str(response.url)
+
+    async def read_feed(self, url: str) -> bytes | Unknown:
+        """The estate feed, fetched without any credential."""
+        if self._anonymous is None:
+            raise RuntimeError("GitLabForge used outside 'async with'")
+        try:
+            async with self._anonymous.get(url, allow_redirects=True, max_redirects=5) as response:
+                body = await response.read()
+                if response.status != 200:
+                    return Unknown(f"{url} answered HTTP {response.status}")
+                return body
+        except TimeoutError:
+            return Unknown(f"{url} did not answer in time")
+        except aiohttp.ClientError as exc:
+            return Unknown(f"{url} could not be reached: {exc}")
+
+
+def _project(item: dict[str, Any]) -> Project:
+    path = str(item["path_with_namespace"])
+    namespace = item.get("namespace") or {}
+    return Project(
+        id=int(item["id"]),
+        path=path,
+        namespace=str(namespace.get("full_path") or path.rpartition("/")[0]),
+        visibility=str(item.get("visibility") or ""),
+        archived=bool(item.get("archived", False)),
+        empty_repo=bool(item.get("empty_repo", False)),
+        default_branch=item.get("default_branch") or None,
+        http_url=item.get("http_url_to_repo") or None,
+        ssh_url=item.get("ssh_url_to_repo") or None,
+        web_url=str(item.get("web_url") or ""),
+        pages_access_level=item.get("pages_access_level"),
+    )
+
+
+def _next_page(answer: _Answer) -> str:
+    """The next page number: ``X-Next-Page``, else the ``Link`` header's ``rel="next"``."""
+    if "X-Next-Page" in answer.headers:
+        return answer.headers["X-Next-Page"].strip()
+    for part in answer.headers.get("Link", "").split(","):
+        target, _, rel = part.partition(";")
+        if 'rel="next"' in rel.replace(" ", ""):
+            query = parse_qs(urlsplit(target.strip().strip("<>")).query)
+            return (query.get("page") or [""])[0]
+    return ""
+
+
+def _check_rate_limit(answer: _Answer) -> None:
+    """Raise ``RateLimited`` on a 429, or when the quota says nothing is left."""
+    remaining = answer.headers.get("RateLimit-Remaining", "").strip()
+    if answer.status != 429 and remaining != "0":
+        return
+    wait = _retry_after(answer.headers)
+    when = f"; GitLab asks to wait {wait:.0f} s" if wait is not None else ""
+    raise RateLimited(
+        f"GitLab rate-limited phpbotscout{when}. The run stopped; everything indexed before "
+        "the limit is kept. Run 'python -m bot.cli index build' again later.",
+        retry_after=wait,
+    )
+
+
+def _retry_after(headers: CIMultiDictProxy[str]) -> float | None:
+    value = headers.get("Retry-After", "").strip()
+    if value:
+        if value.replace(".", "", 1).isdigit():
+            return float(value)
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            pass
+    reset = headers.get("RateLimit-Reset", "").strip()
+    if reset.isdigit():  # Unix epoch seconds, not a delay
+        return max(0.0, int(reset) - time.time())
+    return None

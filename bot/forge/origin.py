@@ -1,0 +1,82 @@
+"""Where a credential may go: origins, loopback addresses and the forge's own URLs (pure).
+
+A token is sent only to the configured forge: the same scheme, host and port as
+``gitlab.url.api``. Plain ``http`` is accepted for the forge only when its host is a loopback
+address, where nothing leaves the machine; anywhere else a token would cross the network in
+clear text.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from urllib.parse import urlsplit
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ssh": 22}
+# scp-like SSH addresses: [user@]host:path (no scheme, and the path does not start with //).
+_SCP_LIKE = re.compile(
+    r"^(?:(?P<user>[^@/:]+)@)?(?P<host>[^@/:\[\]]+|\[[^\]]+\]):(?!//)(?P<path>.+)$"
+)
+
+
+def origin(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of a URL, lowercased, default ports filled in; else ``None``."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if not scheme or not host:
+        return None
+    return scheme, host, port if port is not None else _DEFAULT_PORTS.get(scheme, -1)
+
+
+def same_origin(url: str, reference: str) -> bool:
+    """Whether ``url`` has exactly ``reference``'s scheme, host and port."""
+    mine, theirs = origin(url), origin(reference)
+    return mine is not None and mine == theirs
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is ``localhost`` or a loopback IP address (127.0.0.0/8, ::1)."""
+    name = host.strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def plain_text_allowed(url: str) -> bool:
+    """Whether a credential may travel to ``url``: https, or http to a loopback host."""
+    where = origin(url)
+    if where is None:
+        return False
+    scheme, host, _ = where
+    return scheme == "https" or (scheme == "http" and is_loopback(host))
+
+
+def forge_root(api_url: str) -> str:
+    """The forge's web root for ``api_url`` (``https://host[:port]/``), for git's URL match."""
+    where = origin(api_url)
+    if where is None:
+        raise ValueError(f"not an absolute URL: {api_url}")
+    scheme, host, port = where
+    netloc = host if port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
+    if ":" in host:  # an IPv6 literal
+        netloc = f"[{host}]" if port == _DEFAULT_PORTS.get(scheme) else f"[{host}]:{port}"
+    return f"{scheme}://{netloc}/"
+
+
+def ssh_host(url: str) -> str | None:
+    """The host an SSH clone URL names (``ssh://[user@]host[:port]/path`` or ``user@host:path``)."""
+    if url.startswith("ssh://"):
+        where = origin(url)
+        return where[1] if where else None
+    if "://" in url:
+        return None
+    match = _SCP_LIKE.match(url)
+    return match.group("host").strip("[]").lower() if match else None

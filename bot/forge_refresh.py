@@ -1,0 +1,352 @@
+"""The GitLab part of the refresh: discovery, the lifecycle of clones, and fetch-then-index.
+
+``bot.refresh.refresh`` drives it; this module only knows what is particular to a forge.
+
+* **Discovery** lists the group and decides every verdict (``bot.forge.discovery``).
+* **Lifecycle**: once a run has listed the group, a source that no longer qualifies loses its
+  clone and its documents; one whose verdict is unresolved keeps both; a source the group no
+  longer lists is rejected (clause ``group``) and cleaned up the same way. A run whose listing
+  failed changes none of this.
+* **Fetch, then index**: up to two repositories are fetched at once, in threads; each fetched
+  source is then indexed and written on its own, one at a time, in its own transaction. A
+  source whose branch head and release commit are what is already indexed is not fetched and
+  its tree is not read.
+* A rate limit stops the run (``RateLimited``) with whatever was written so far kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Collection, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, replace
+
+from bot.clones import Clones, CloneState, RemoteRefs
+from bot.config import Config
+from bot.corpus.documents import CORPUS_VERSION
+from bot.errors import RateLimited, SourceError
+from bot.forge.base import Forge, NoRelease, Project, Release, Unknown
+from bot.forge.candidates import Candidate, Verdict
+from bot.forge.discovery import Discovery, ForgeCandidate, SiteConfig, discover
+from bot.forge.gitlab import GitLabForge
+from bot.forge.predicate import Policy
+from bot.git_transport import GitAccess
+from bot.index import catalog, writer
+from bot.index.catalog import SourceState
+from bot.index.store import Store
+from bot.indexing import Scope, plan_source
+from bot.outcomes import Progress
+from bot.outcomes import SourceOutcome as _Outcome
+from bot.snapshot import GitSnapshot
+
+log = logging.getLogger(__name__)
+
+FETCH_CONCURRENCY = 2  # repositories fetched at once (indexing is always one at a time)
+
+
+@dataclass(frozen=True, slots=True)
+class _Fetched:
+    """What the fetch step learnt about one source, for the indexing step."""
+
+    fc: ForgeCandidate
+    state: SourceState | None
+    head: str
+    release_tag: str | None
+    release_commit: str | None
+    release_error: str | None
+    clone: CloneState | None  # None: nothing moved, nothing was fetched
+
+
+class GitLabSources:
+    """One run's GitLab sources: open with ``async with``, then discover, settle, refresh."""
+
+    def __init__(self, config: Config, store: Store, *, forge: Forge | None = None) -> None:
+        if not config.gitlab_group or not config.feed_url:
+            raise ValueError("GitLabSources needs gitlab.group and index.feed.url")
+        self.config = config
+        self.store = store
+        self.group: str = config.gitlab_group
+        self.feed_url: str = config.feed_url
+        self.access = GitAccess(
+            config.gitlab_api_url,
+            config.secrets.gitlab_token,
+            config.ssh_key,
+            config.ssh_known_hosts,
+        )
+        self.clones = Clones(config.clones_dir, self.access.env())
+        self._given_forge = forge
+        self.forge: Forge = forge  # type: ignore[assignment]  # set in __aenter__
+        self._stack = AsyncExitStack()
+        self.discovery = Discovery(())
+        self.errors: list[str] = []
+
+    async def __aenter__(self) -> GitLabSources:
+        if self._given_forge is None:
+            self.forge = await self._stack.enter_async_context(
+                GitLabForge(self.config.gitlab_api_url, self.config.secrets.gitlab_token)
+            )
+        await asyncio.to_thread(self.clones.prepare)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._stack.aclose()
+
+    # -- discovery ---------------------------------------------------------------------------
+
+    async def discover(self) -> list[Candidate]:
+        """Decide every project's verdict; on a failed listing, return the last known ones.
+
+        Raises:
+            RateLimited: discovery was rate limited; no verdict was recorded.
+        """
+        known = [s for s in await catalog.sources(self.store) if s.origin == "gitlab"]
+        remembered = {
+            s.name: SiteConfig(s.site_commit, s.site_config, s.site_config_url)
+            for s in known
+            if s.site_commit is not None and s.site_config is not None
+        }
+        policy = Policy(self.group, self.config.exclude, self.config.gitlab_siteless_subgroups)
+        self.discovery = await discover(self.forge, policy, self.feed_url, self._probe, remembered)
+        if not self.discovery.complete:
+            self.errors.append(
+                f"GitLab discovery failed: {self.discovery.error}. The previous verdicts, "
+                "index and clones are kept."
+            )
+            return []
+        candidates = [fc.candidate for fc in self.discovery.candidates]
+        listed = {c.name for c in candidates}
+        for state in known:
+            if state.name not in listed:
+                candidates.append(
+                    Candidate(
+                        state.name,
+                        "gitlab",
+                        state.location,
+                        Verdict.REJECTED,
+                        "group",
+                        f"no longer listed in {self.group} (deleted, moved out, or no longer "
+                        "visible to this token)",
+                        web_url=state.web_url,
+                    )
+                )
+        return candidates
+
+    async def known_names(self) -> set[str]:
+        """Every GitLab source the index knows, for checking ``--source`` after a failed run."""
+        return {s.name for s in await catalog.sources(self.store) if s.origin == "gitlab"}
+
+    async def _probe(self, project: Project) -> RemoteRefs | Unknown:
+        try:
+            url = self.access.url_for(project)
+            return await asyncio.to_thread(self.clones.ls_remote, url, project.branch)
+        except SourceError as exc:
+            return Unknown(str(exc))
+
+    async def remember(self) -> None:
+        """Store each site config read this run, keyed on the commit it was read at."""
+        rows = [
+            (fc.candidate.name, c.commit, c.path, c.site_url)
+            for fc in self.discovery.candidates
+            if (c := fc.site_config) is not None
+        ]
+        await writer.remember_site_configs(self.store, rows)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def settle(self, candidates: Sequence[Candidate]) -> list[str]:
+        """After a complete discovery: delete the clones of sources that no longer qualify.
+
+        Documents of rejected sources are removed by the caller, for every origin alike.
+        Returns the names whose clone was deleted.
+        """
+        if not self.discovery.complete:
+            return []
+        keep = {c.name for c in candidates if c.verdict is not Verdict.REJECTED}
+        gone = sorted(self.clones.names() - keep)
+        for name in gone:
+            await asyncio.to_thread(self.clones.remove, name)
+        return gone
+
+    # -- fetch, then index -------------------------------------------------------------------
+
+    async def refresh(
+        self,
+        *,
+        only: Collection[str],
+        due: Collection[str] | None,
+        force: bool,
+        progress: Progress,
+    ) -> list[_Outcome]:
+        """Fetch the admitted sources (two at a time) and index each as it arrives.
+
+        Raises:
+            RateLimited: the forge rate-limited a release lookup; the run stops there.
+        """
+        chosen = [
+            fc
+            for fc in self.discovery.candidates
+            if fc.candidate.admitted
+            and (not only or fc.candidate.name in only)
+            and (due is None or fc.candidate.name in due)
+        ]
+        gate = asyncio.Semaphore(FETCH_CONCURRENCY)
+        outcomes: list[_Outcome] = []
+
+        async def fetch(fc: ForgeCandidate) -> _Fetched | _Outcome:
+            async with gate:
+                return await self._fetch(fc, force=force)
+
+        tasks = [asyncio.create_task(fetch(fc)) for fc in chosen]
+        try:
+            for next_done in asyncio.as_completed(tasks):
+                fetched = await next_done
+                outcomes.append(await self._index(fetched, force=force, progress=progress))
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        return outcomes
+
+    async def _fetch(self, fc: ForgeCandidate, *, force: bool) -> _Fetched | _Outcome:
+        started = time.perf_counter()
+        name, project = fc.candidate.name, fc.project
+        try:
+            url = self.access.url_for(project)
+            release = await self.forge.latest_release(project)
+            refs = fc.refs
+            if refs is None:  # discovery could not probe it; try once more
+                refs = await asyncio.to_thread(self.clones.ls_remote, url, project.branch)
+            if refs.head is None:
+                raise SourceError(f"the default branch {project.branch} is not in the repository")
+            state = await catalog.source(self.store, name)
+            tag, commit, error = _resolve_release(release, refs, state)
+            expected_site = fc.site_url if fc.decision.site else None
+            unchanged = (
+                not force
+                and state is not None
+                and state.indexed_at is not None
+                and state.corpus_version == CORPUS_VERSION
+                and state.branch_commit == refs.head
+                and state.release_commit == commit
+                and state.site_url == expected_site
+            )
+            clone = None
+            if not unchanged:
+                clone = await asyncio.to_thread(
+                    self.clones.sync,
+                    name,
+                    url,
+                    project.branch,
+                    tag,
+                    commit,
+                    keep_tags=error is not None,
+                )
+            return _Fetched(fc, state, refs.head, tag, commit, error, clone)
+        except RateLimited:
+            raise
+        except (SourceError, OSError) as exc:
+            return _Outcome(name, "failed", seconds=time.perf_counter() - started, error=str(exc))
+
+    async def _index(
+        self, fetched: _Fetched | _Outcome, *, force: bool, progress: Progress
+    ) -> _Outcome:
+        if isinstance(fetched, _Outcome):
+            progress.source_started(fetched.name)
+            await writer.record_failure(self.store, fetched.name, fetched.error or "failed")
+            progress.source_finished(fetched)
+            return fetched
+        name = fetched.fc.candidate.name
+        progress.source_started(name)
+        started = time.perf_counter()
+        project = fetched.fc.project
+        if fetched.clone is None:
+            await writer.mark_fresh(
+                self.store,
+                name,
+                default_branch=project.branch,
+                release_error=fetched.release_error,
+            )
+            outcome = _Outcome(name, "unchanged", seconds=time.perf_counter() - started)
+            progress.source_finished(outcome)
+            return outcome
+        try:
+            outcome = await self._write(fetched, force=force, progress=progress)
+        except (SourceError, OSError) as exc:
+            log.warning("refresh of %s failed: %s", name, exc)
+            await writer.record_failure(self.store, name, str(exc))
+            outcome = _Outcome(name, "failed", error=str(exc))
+        outcome = replace(outcome, seconds=time.perf_counter() - started)
+        progress.source_finished(outcome)
+        return outcome
+
+    async def _write(self, fetched: _Fetched, *, force: bool, progress: Progress) -> _Outcome:
+        assert fetched.clone is not None
+        name = fetched.fc.candidate.name
+        site = fetched.fc.decision.site
+        scope = Scope(site=site, other_markdown=site and self.config.markdown_scope == "all")
+        clone = fetched.clone
+        existing = await catalog.fingerprints(self.store, name)
+
+        def plan() -> writer.SourcePlan:
+            branch = GitSnapshot(clone.path, clone.branch_commit)
+            release = (
+                GitSnapshot(clone.path, clone.release_commit)
+                if fetched.release_tag and clone.release_commit
+                else None
+            )
+            try:
+                return plan_source(
+                    name,
+                    branch,
+                    release,
+                    fetched.release_tag if release else None,
+                    existing,
+                    scope=scope,
+                    force=force,
+                    on_file=lambda path: progress.file_read(name, path),
+                )
+            finally:
+                branch.close()
+                if release is not None:
+                    release.close()
+
+        source_plan = await asyncio.to_thread(plan)
+        source_plan = replace(
+            source_plan,
+            default_branch=fetched.fc.project.branch,
+            release_error=fetched.release_error,
+        )
+        await writer.write_source(self.store, source_plan)
+        log.info("indexed %s (%s)", name, clone.action)
+        return _Outcome(
+            name,
+            "indexed",
+            written=len(source_plan.fresh),
+            kept=len(source_plan.kept),
+            chunks=sum(len(d.chunks) for d in source_plan.fresh),
+            skipped=len(source_plan.skipped),
+        )
+
+
+def _resolve_release(
+    release: Release | NoRelease | Unknown, refs: RemoteRefs, state: SourceState | None
+) -> tuple[str | None, str | None, str | None]:
+    """``(tag, commit, error)``: the release code is read from, and why it is not the latest.
+
+    When the release cannot be looked up (for any reason but "there is none"), code stays at
+    the release it was last indexed from, provided the repository still has that tag.
+    """
+    if isinstance(release, NoRelease):
+        return None, None, None
+    if isinstance(release, Release):
+        commit = refs.tags.get(release.tag)
+        if commit is not None:
+            return release.tag, commit, None
+        problem = f"the latest release's tag {release.tag} is not in the repository"
+    else:
+        problem = f"the latest release could not be looked up: {release.reason}"
+    if state is not None and state.release_tag and state.release_tag in refs.tags:
+        return state.release_tag, refs.tags[state.release_tag], problem
+    return None, None, problem

@@ -1,0 +1,63 @@
+Feature: Explaining which repositories are indexed
+  An operator asks phpbotscout which repositories of the GitLab group it indexes, and reads
+  for every one of them the clause of the predicate that admitted or rejected it.
+
+  Background:
+    Given a fake GitLab group "acme"
+    And the forge has a public project "acme/handbook" with a docs site
+    And the forge has a public project "acme/go/config" without a docs site
+    And the forge has a public project "acme/tools" without a docs site
+    And the forge has a public project "acme/infra" with a docs site
+    And the forge has a private project "acme/secret" with a docs site
+    And the forge has an archived project "acme/old" with a docs site
+    And the forge has a public project "acme/unlisted" with a docs site
+    And the estate feed lists every project except "acme/unlisted"
+    And a configuration discovering that group
+
+  Scenario: Every candidate is listed with the clause that decided it
+    Given the configuration excludes "acme/infra"
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then the exit code is 0
+    And source "acme/handbook" is "admitted" by clause "site"
+    And source "acme/go/config" is "admitted" by clause "siteless"
+    And source "acme/tools" is "rejected" by clause "site"
+    And source "acme/infra" is "rejected" by clause "excluded"
+    And source "acme/secret" is "rejected" by clause "visibility"
+    And source "acme/old" is "rejected" by clause "archived"
+    And source "acme/unlisted" is "rejected" by clause "feed"
+
+  Scenario: The table says why in words
+    Given the configuration excludes "acme/infra"
+    And the index has been built
+    When I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And the table explains "not listed in the estate feed"
+    And the table explains "named in sources.exclude"
+    And the table explains "admitted under go/ for README, code and changelog only"
+    And the table explains "visibility is 'private', not public"
+
+  Scenario: An excluded repository is never read or cloned
+    Given the configuration excludes "acme/infra"
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    And the forge saw no request about "acme/infra"
+    And there is no clone of "acme/infra"
+
+  Scenario: A fact that cannot be checked leaves the verdict unresolved
+    Given the forge answers 500 to the Pages request of "acme/handbook"
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "unresolved" by clause "site"
+
+  Scenario: Index status reports what each source was indexed from
+    Given the index has been built
+    When I run `python -m bot.cli index status --json`
+    Then the exit code is 0
+    And status of "acme/handbook" names its default branch "main"
+
+  Scenario: A rate limit stops the build with a clear message
+    Given the forge rate-limits every request
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the error says "rate-limited"

@@ -1,0 +1,105 @@
+from collections.abc import Iterator
+
+import pytest
+from pytest_bdd import given, parsers, scenarios, then
+
+from features.conftest import World
+from tests.fakes.estate import site_config, upstream
+from tests.fakes.gitlab import FakeGitLab, Rule
+
+scenarios("index_sources.feature")
+
+
+@pytest.fixture
+def forge(world: World) -> Iterator[FakeGitLab]:
+    with FakeGitLab(world.root / "upstream") as fake:
+        yield fake
+
+
+@given(parsers.parse('a fake GitLab group "{group}"'))
+def fake_group(forge: FakeGitLab, group: str) -> None:
+    forge.group = group
+
+
+@given(
+    parsers.re(
+        r"the forge has an? (?P<kind>public|private|archived) project "
+        r'"(?P<path>[^"]+)" (?P<site>with|without) a docs site'
+    )
+)
+def forge_project(forge: FakeGitLab, kind: str, path: str, site: str) -> None:
+    name = path.rpartition("/")[2]
+    files: dict[str, str | bytes | None] = {"README.md": f"# {name}\n\nAbout {name}.\n"}
+    if site == "with":
+        files["zensical.toml"] = site_config(forge, name)
+        files["docs/index.md"] = f"# {name}\n\nThe {name} manual.\n"
+    upstream(
+        forge,
+        path,
+        files,
+        site=site == "with",
+        visibility="private" if kind == "private" else "public",
+        archived=kind == "archived",
+    )
+
+
+@given(parsers.parse('the estate feed lists every project except "{path}"'))
+def feed_except(forge: FakeGitLab, path: str) -> None:
+    forge.feed = [p.path for p in forge.projects if p.path != path]
+
+
+@given("a configuration discovering that group")
+def discovering_configuration(
+    world: World, forge: FakeGitLab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A member's token: private projects are listed to it, and must still be rejected.
+    forge.token = "glpat-feature"
+    monkeypatch.setenv("GITLAB_TOKEN", forge.token)
+    (world.root / "phpbotscout.toml").write_text(
+        "[sources]\n\n"
+        f'[gitlab]\ngroup = "{forge.group}"\n[gitlab.url]\napi = "{forge.api}"\n\n'
+        f'[index]\npath = "index.sqlite"\nclones = "clones"\n'
+        f'[index.feed]\nurl = "{forge.url}/feed.json"\n'
+    )
+
+
+@given(parsers.parse('the forge answers {status:d} to the Pages request of "{path}"'))
+def pages_fails(forge: FakeGitLab, status: int, path: str) -> None:
+    forge.rules.append(Rule(rf"/projects/{forge.project(path).id}/pages$", status=status))
+
+
+@given("the forge rate-limits every request")
+def rate_limited(forge: FakeGitLab) -> None:
+    forge.rules.append(Rule(r"^/", status=429, headers={"Retry-After": "60"}))
+
+
+@then(parsers.parse('source "{name}" is "{verdict}" by clause "{clause}"'))
+def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
+    rows = {row["source"]: row for row in world.json()}
+    assert (rows[name]["verdict"], rows[name]["clause"]) == (verdict, clause), rows[name]
+    assert rows[name]["detail"]
+
+
+@then(parsers.parse('the table explains "{text}"'))
+def table_explains(world: World, text: str) -> None:
+    cells = [line.split("│")[4] for line in world.stdout.splitlines() if line.count("│") == 5]
+    assert text in " ".join(" ".join(cells).split()), world.stdout
+
+
+@then(parsers.parse('the forge saw no request about "{path}"'))
+def no_request(forge: FakeGitLab, path: str) -> None:
+    assert forge.requests_for(forge.project(path)) == []
+
+
+@then(parsers.parse('there is no clone of "{path}"'))
+def no_clone(world: World, path: str) -> None:
+    assert not (world.root / "clones" / path.replace("/", "%2F")).exists()
+    assert (world.root / "clones").is_dir()
+
+
+@then(parsers.parse('status of "{name}" names its default branch "{branch}"'))
+def status_branch(world: World, name: str, branch: str) -> None:
+    rows = {row["source"]: row for row in world.json()["sources"]}
+    assert rows[name]["default_branch"] == branch
+    assert rows[name]["branch_commit"]
+    assert rows[name]["indexed_at"]

@@ -1,0 +1,306 @@
+"""Clones against real git over loopback: tokens, fast-forwards, re-clones, releases."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from bot.engine import Engine
+from tests.fakes.estate import configure, push, release, upstream
+from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
+from tests.gitrepo import commit, git
+from tests.integration.conftest import TOKEN
+
+GUIDE = "# Guide\n\n## Frobnicating\n\nSet the frobnication depth to seven.\n"
+
+
+def _clone(tmp_path: Path, name: str) -> Path:
+    return tmp_path / "clones" / name.replace("/", "%2F")
+
+
+def _one(fake: FakeGitLab, **project) -> None:
+    upstream(fake, "acme/widgets", {"README.md": "# Widgets\n", "docs/guide.md": GUIDE}, **project)
+    fake.feed = ["acme/widgets"]
+
+
+async def _outcomes(engine: Engine) -> dict[str, str]:
+    report = await engine.refresh()
+    return {o.name: o.status for o in report.outcomes}
+
+
+async def _guide_commit(engine: Engine) -> str:
+    return (await engine.retrieve("frobnication depth")).results[0].commit
+
+
+async def test_https_clone_sends_the_token_as_basic_auth_and_never_stores_it(tmp_path, fake):
+    _one(fake, release="v1.0")
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert await _guide_commit(engine) == git(
+            fake.repo_dir("acme/widgets"), "rev-parse", "HEAD"
+        )
+    git_requests = [r for r in fake.log if r.is_git]
+    assert git_requests and all(
+        r.authorization and r.authorization.startswith("Basic ") for r in git_requests
+    )
+    clones = tmp_path / "clones"
+    assert stat.S_IMODE(clones.stat().st_mode) == 0o700
+    clone = _clone(tmp_path, "acme/widgets")
+    assert git(clone, "rev-parse", "--is-shallow-repository") == "true"
+    assert git(clone, "tag", "--list") == "v1.0"
+    refs = set(git(clone, "for-each-ref", "--format=%(refname)").split())
+    assert refs - {"refs/remotes/origin/HEAD"} == {
+        "refs/heads/main",
+        "refs/remotes/origin/main",
+        "refs/tags/v1.0",
+    }
+    for path in clones.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert TOKEN.encode() not in data, path
+            assert b"glpat" not in data, path
+
+
+async def test_no_token_sends_nothing_and_checks_nothing(tmp_path, home, recorder):
+    with FakeGitLab(tmp_path / "upstream") as fake:
+        _one(fake)
+        upstream(
+            fake,
+            "acme/elsewhere",
+            {"README.md": "# E\n"},
+            http_url=f"{recorder.url}/acme/elsewhere.git",
+        )
+        fake.feed.append("acme/elsewhere")
+        async with await Engine.open(configure(tmp_path, fake)) as engine:
+            outcomes = await _outcomes(engine)
+    assert outcomes["acme/widgets"] == "indexed"
+    assert outcomes["acme/elsewhere"] == "failed"  # the foreign host refuses it
+    assert all(r.authorization is None and r.private_token is None for r in fake.log)
+    assert recorder.log and all(r.authorization is None for r in recorder.log)
+
+
+async def test_the_token_never_reaches_a_foreign_host_or_port(tmp_path, fake, recorder):
+    _one(fake)
+    upstream(fake, "acme/moved", {"README.md": "# M\n"}, http_url=f"{recorder.url}/acme/moved.git")
+    other_port = Recorder(host="127.0.0.1")
+    with other_port:
+        upstream(
+            fake, "acme/port", {"README.md": "# P\n"}, http_url=f"{other_port.url}/acme/port.git"
+        )
+        fake.feed += ["acme/moved", "acme/port"]
+        async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+            report = await engine.refresh()
+            status = {s.state.name: s.state.last_error for s in await engine.status()}
+    outcomes = {o.name: o for o in report.outcomes}
+    assert outcomes["acme/widgets"].status == "indexed"
+    for name in ("acme/moved", "acme/port"):
+        assert outcomes[name].status == "failed"
+        assert "no token was sent" in (outcomes[name].error or "")
+        assert "no token was sent" in (status[name] or "")
+    assert recorder.log == [] and other_port.log == []
+    assert not _clone(tmp_path, "acme/moved").exists()
+
+
+async def test_an_unchanged_source_costs_one_git_round_trip_and_no_tree_read(tmp_path, fake):
+    _one(fake, release="v1.0")
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        fake.clear_log()
+        assert await _outcomes(engine) == {"acme/widgets": "unchanged"}
+    project = fake.project("acme/widgets")
+    git_requests = [r.path for r in fake.requests_for(project) if r.is_git]
+    assert git_requests == ["/acme/widgets.git/info/refs"]
+    assert not [r for r in fake.log if "/repository/files/" in r.path]
+
+
+async def test_a_moved_branch_is_fast_forwarded_and_only_docs_move(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        marker = _clone(tmp_path, "acme/widgets") / ".git" / "kept-marker"
+        marker.write_text("same clone")
+        head = push(fake, "acme/widgets", {"docs/new.md": "# New\n\nSprockets spin.\n"})
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert (await engine.retrieve("sprockets spin")).results[0].commit == head
+        assert await _guide_commit(engine) == head
+    assert marker.exists()  # fast-forwarded in place, not cloned again
+
+
+async def _recloned(tmp_path: Path, engine: Engine) -> None:
+    marker = _clone(tmp_path, "acme/widgets") / ".git" / "kept-marker"
+    assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+    assert not marker.exists()
+
+
+async def _with_marker(tmp_path: Path, engine: Engine) -> None:
+    await engine.refresh()
+    (_clone(tmp_path, "acme/widgets") / ".git" / "kept-marker").write_text("x")
+
+
+async def test_history_rewritten_upstream_is_cloned_again(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await _with_marker(tmp_path, engine)
+        repo = fake.repo_dir("acme/widgets")
+        git(repo, "checkout", "-q", "--orphan", "rewritten")
+        head = commit(repo, {"docs/guide.md": GUIDE + "\nRewritten.\n"}, "rewrite")
+        git(repo, "branch", "-q", "-M", "main")
+        await _recloned(tmp_path, engine)
+        assert await _guide_commit(engine) == head
+
+
+async def test_a_moved_default_branch_is_cloned_again(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await _with_marker(tmp_path, engine)
+        repo = fake.repo_dir("acme/widgets")
+        git(repo, "checkout", "-q", "-b", "trunk")
+        head = commit(repo, {"docs/trunk.md": "# Trunk\n\nGrommets glow.\n"})
+        fake.project("acme/widgets").default_branch = "trunk"
+        await _recloned(tmp_path, engine)
+        assert (await engine.retrieve("grommets glow")).results[0].commit == head
+        status = (await engine.status())[0].state
+        assert status.default_branch == "trunk"
+    clone = _clone(tmp_path, "acme/widgets")
+    assert git(clone, "branch", "--show-current") == "trunk"
+
+
+async def test_a_clone_with_local_changes_is_cloned_again(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await _with_marker(tmp_path, engine)
+        (_clone(tmp_path, "acme/widgets") / "docs" / "guide.md").write_text("# Tampered\n")
+        head = push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nMore.\n"})
+        await _recloned(tmp_path, engine)
+        assert await _guide_commit(engine) == head
+
+
+async def test_a_damaged_clone_is_cloned_again(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await _with_marker(tmp_path, engine)
+        clone = _clone(tmp_path, "acme/widgets")
+        for pack in (clone / ".git" / "objects" / "pack").iterdir():
+            pack.unlink()  # its objects are gone
+        head = push(fake, "acme/widgets", {"docs/more.md": "# More\n\nCogs.\n"})
+        await _recloned(tmp_path, engine)
+        assert (await engine.retrieve("cogs")).results[0].commit == head
+
+
+async def test_a_moved_release_leaves_exactly_its_tag(tmp_path, fake):
+    _one(fake, release="v1.0")
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        push(fake, "acme/widgets", {"main.go": "package widgets\n"})
+        tagged = release(fake, "acme/widgets", "v1.1")
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        state = (await engine.status())[0].state
+        assert (state.release_tag, state.release_commit) == ("v1.1", tagged)
+        fake.project("acme/widgets").release = None  # the release is withdrawn
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert (await engine.status())[0].state.release_tag is None
+    assert git(_clone(tmp_path, "acme/widgets"), "tag", "--list") == ""
+
+
+async def test_a_failed_release_lookup_refreshes_docs_and_keeps_code_at_the_last_release(
+    tmp_path, fake
+):
+    _one(fake, release="v1.0")
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        v1 = (await engine.status())[0].state.release_commit
+        release(fake, "acme/widgets", "v1.1")
+        head = push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nFresh docs.\n"})
+        fake.project("acme/widgets").release = 403
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        state = (await engine.status())[0].state
+        assert await _guide_commit(engine) == head
+        assert (state.release_tag, state.release_commit) == ("v1.0", v1)
+        assert "403" in (state.release_error or "")
+    assert git(_clone(tmp_path, "acme/widgets"), "tag", "--list") == "v1.0"
+
+
+async def test_the_forge_going_down_mid_run_keeps_the_index_and_the_clone(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = await _guide_commit(engine)
+        push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nNew.\n"})
+        # Discovery still works; the repository stops answering once the refs were read.
+        fake.rules = [Rule(r"\.git/", status=503, skip=1)]
+        report = await engine.refresh()
+        assert [(o.name, o.status) for o in report.outcomes] == [("acme/widgets", "failed")]
+        assert await _guide_commit(engine) == before
+        assert "503" in ((await engine.status())[0].state.last_error or "")
+    assert (_clone(tmp_path, "acme/widgets") / ".git").is_dir()
+
+
+async def test_a_failed_listing_changes_nothing(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        fake.rules = [Rule(r"/groups/", status=500)]
+        report = await engine.refresh()
+        assert report.errors and "500" in report.errors[0]
+        assert not report.ok
+        assert [(s.name, s.verdict) for s in await engine.sources()] == [
+            ("acme/widgets", "admitted")
+        ]
+        assert (await engine.retrieve("frobnication")).results
+    assert _clone(tmp_path, "acme/widgets").is_dir()
+
+
+async def test_a_source_that_stops_qualifying_loses_clone_and_documents(tmp_path, fake):
+    _one(fake)
+    upstream(fake, "acme/other", {"README.md": "# Other\n\nGears.\n"})
+    upstream(fake, "acme/gone", {"README.md": "# Gone\n\nSprings.\n"})
+    fake.feed += ["acme/other", "acme/gone"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        assert all(_clone(tmp_path, p.path).is_dir() for p in fake.projects)
+        fake.project("acme/widgets").visibility = "private"
+        fake.projects.remove(fake.project("acme/gone"))  # deleted, or hidden from this token
+        fake.rules = [Rule(r"/projects/2/pages$", status=500)]  # other: unresolved
+        await engine.refresh()
+        states = {s.name: s for s in await engine.sources()}
+        assert (states["acme/widgets"].verdict, states["acme/widgets"].clause) == (
+            "rejected",
+            "visibility",
+        )
+        assert (states["acme/gone"].verdict, states["acme/gone"].clause) == ("rejected", "group")
+        assert states["acme/widgets"].documents == states["acme/gone"].documents == 0
+        assert (states["acme/other"].verdict, states["acme/other"].documents) == ("unresolved", 1)
+        assert not (await engine.retrieve("springs frobnication")).results
+    assert not _clone(tmp_path, "acme/widgets").exists()
+    assert not _clone(tmp_path, "acme/gone").exists()
+    assert _clone(tmp_path, "acme/other").is_dir()
+
+
+async def test_a_source_that_loses_its_site_keeps_only_readme_code_and_changelog(tmp_path, fake):
+    upstream(fake, "acme/go/lib", {"README.md": "# Lib\n\nLevers.\n", "docs/guide.md": GUIDE})
+    fake.feed = ["acme/go/lib"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        assert (await engine.retrieve("frobnication depth")).results
+        fake.sites["lib"] = 404
+        await engine.refresh()
+        (state,) = await engine.sources()
+        assert (state.verdict, state.clause) == ("admitted", "siteless")
+        assert not (await engine.retrieve("frobnication depth")).results
+        assert (await engine.retrieve("levers")).results
+
+
+def test_clone_leftovers_of_an_interrupted_run_are_removed(tmp_path):
+    from bot.clones import Clones
+
+    root = tmp_path / "clones"
+    (root / "+tmp-abc" / "x").mkdir(parents=True)
+    (root / "+old-abc").mkdir()
+    (root / "acme%2Fkeep").mkdir()
+    os.chmod(root, 0o755)
+    clones = Clones(root, {})
+    clones.prepare()
+    assert sorted(p.name for p in root.iterdir()) == ["acme%2Fkeep"]
+    assert clones.names() == {"acme/keep"}
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700

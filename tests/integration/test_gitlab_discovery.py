@@ -1,0 +1,224 @@
+"""Discovery against the fake GitLab: every clause, pagination, unknown facts, rate limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import Secret
+from bot.engine import Engine
+from bot.errors import RateLimited
+from bot.forge.gitlab import GitLabForge
+from tests.fakes.estate import configure, upstream
+from tests.fakes.gitlab import FakeGitLab, Rule
+from tests.integration.conftest import TOKEN
+
+README = {"README.md": "# Project\n\nIt does things.\n"}
+
+
+def _verdicts(states) -> dict[str, tuple[str, str]]:
+    return {s.name: (s.verdict, s.clause) for s in states}
+
+
+def _estate(fake: FakeGitLab) -> None:
+    upstream(fake, "acme/handbook", {**README, "docs/index.md": "# Handbook\n\nHello.\n"})
+    upstream(fake, "acme/go/config", README, site=False)
+    upstream(fake, "acme/go/family/cache", README, site=False)
+    upstream(fake, "acme/tools", README, site=False)
+    # Satisfies every clause but one: each must be rejected by exactly that clause.
+    upstream(fake, "acme/infra", README)
+    upstream(fake, "acme/unlisted", README)
+    upstream(fake, "acme/secret", README, visibility="private")
+    upstream(fake, "acme/old", README, archived=True)
+    upstream(fake, "acme/pagesoff", README, pages_access_level="disabled", pages_api=404)
+    upstream(fake, "acme/deadsite", README)
+    fake.sites["deadsite"] = 404
+    upstream(
+        fake,
+        "acme/nourl",
+        {**README, "zensical.toml": '[project]\nsite_name = "x"\n'},
+        site=False,
+        pages_api=200,
+    )
+    upstream(
+        fake,
+        "acme/mk",
+        {**README, "mkdocs.yml": f"site_name: mk\nsite_url: {fake.site_url('mk')}\n"},
+        site=False,
+        pages_api=403,
+    )
+    fake.sites["mk"] = 200
+    upstream(fake, "other/borrowed", README, shared=True, namespace="other")
+    fake.feed = [p.path for p in fake.projects if p.path != "acme/unlisted"] + [
+        {"path": "acme/empty"}
+    ]
+    fake.add(type(fake.projects[0])(99, "acme/empty", empty_repo=True, default_branch=None))
+
+
+async def test_every_clause_decides_and_is_recorded(tmp_path: Path, fake: FakeGitLab):
+    _estate(fake)
+    fake.honour_with_shared = False  # a server that lists shared projects anyway
+    config = configure(tmp_path, fake, token=TOKEN, sources={"exclude": ["infra"]})
+    async with await Engine.open(config) as engine:
+        report = await engine.refresh()
+        verdicts = _verdicts(await engine.sources())
+    assert verdicts == {
+        "acme/handbook": ("admitted", "site"),
+        "acme/go/config": ("admitted", "siteless"),
+        "acme/go/family/cache": ("admitted", "siteless"),
+        "acme/mk": ("admitted", "site"),
+        "acme/tools": ("rejected", "site"),
+        "acme/infra": ("rejected", "excluded"),
+        "acme/unlisted": ("rejected", "feed"),
+        "acme/secret": ("rejected", "visibility"),
+        "acme/old": ("rejected", "archived"),
+        "acme/pagesoff": ("rejected", "site"),
+        "acme/deadsite": ("rejected", "site"),
+        "acme/nourl": ("rejected", "site"),
+        "other/borrowed": ("rejected", "group"),
+        "acme/empty": ("rejected", "empty"),
+    }
+    assert sorted(o.name for o in report.outcomes) == [
+        "acme/go/config",
+        "acme/go/family/cache",
+        "acme/handbook",
+        "acme/mk",
+    ]
+    assert all(o.status == "indexed" for o in report.outcomes)
+    # Excluded and unlisted projects are never asked about: no file, no release, no git.
+    for path in ("acme/infra", "acme/unlisted", "acme/secret", "acme/old"):
+        assert fake.requests_for(fake.project(path)) == [], path
+    assert not (tmp_path / "clones" / "acme%2Finfra").exists()
+    # The listing asks GitLab for subgroups and no shared projects.
+    listing = [r for r in fake.log if r.path.endswith("/projects")]
+    assert listing and all("with_shared=false" in r.query for r in listing)
+    assert all("include_subgroups=true" in r.query for r in listing)
+
+
+async def test_an_excluded_project_stays_out_whatever_else_becomes_true(tmp_path, fake):
+    upstream(fake, "acme/infra", README, visibility="private")
+    fake.feed = ["acme/infra"]
+    config = configure(tmp_path, fake, token=TOKEN, sources={"exclude": ["ACME/Infra/"]})
+    async with await Engine.open(config) as engine:
+        await engine.refresh()
+        fake.project("acme/infra").visibility = "public"  # it becomes public later
+        await engine.refresh()
+        assert _verdicts(await engine.sources()) == {"acme/infra": ("rejected", "excluded")}
+    assert fake.requests_for(fake.project("acme/infra")) == []
+
+
+async def test_pagination_follows_next_page_without_totals(tmp_path, fake):
+    for i in range(7):
+        upstream(fake, f"acme/p{i}", README)
+    fake.feed = [p.path for p in fake.projects]
+    fake.page_size = 2
+    fake.omit_totals = True
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        assert len(await engine.sources()) == 7
+    pages = [r for r in fake.log if r.path.endswith("/projects")]
+    assert len(pages) == 4
+
+
+async def test_a_shared_project_is_not_listed_when_the_server_honours_with_shared(tmp_path, fake):
+    upstream(fake, "other/borrowed", README, shared=True, namespace="other")
+    upstream(fake, "acme/own", README)
+    fake.feed = ["acme/own", "other/borrowed"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        assert set(_verdicts(await engine.sources())) == {"acme/own"}
+
+
+async def test_facts_that_cannot_be_checked_leave_the_verdict_unresolved(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    upstream(fake, "acme/b", README)
+    upstream(fake, "acme/c", README)
+    upstream(fake, "acme/secret", README, visibility="private")
+    fake.feed = ["acme/a", "acme/b", "acme/c", "acme/secret"]
+    fake.rules = [
+        Rule(r"/projects/1/repository/files/", status=500),
+        Rule(r"/projects/2/pages$", status=502),
+        Rule(r"^/sites/c/", status=503),
+    ]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        states = {s.name: s for s in await engine.sources()}
+    assert {n: (s.verdict, s.clause) for n, s in states.items()} == {
+        "acme/a": ("unresolved", "site"),
+        "acme/b": ("unresolved", "site"),
+        "acme/c": ("unresolved", "site"),
+        "acme/secret": ("rejected", "visibility"),
+    }
+    assert "500" in states["acme/a"].detail
+    assert "502" in states["acme/b"].detail
+    assert "503" in states["acme/c"].detail
+
+
+async def test_an_unreadable_feed_resolves_nothing_and_rejects_only_known_failures(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    upstream(fake, "acme/secret", README, visibility="private")
+    fake.feed = b"{not json"
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        assert _verdicts(await engine.sources()) == {
+            "acme/a": ("unresolved", "feed"),
+            "acme/secret": ("rejected", "visibility"),
+        }
+    assert fake.requests_for(fake.project("acme/a")) == []
+
+
+async def test_a_slow_forge_makes_facts_unresolved_not_rejected(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    fake.rules = [Rule(r"/repository/files/", delay=0.5)]
+    config = configure(tmp_path, fake, token=TOKEN)
+    async with (
+        GitLabForge(config.gitlab_api_url, Secret(TOKEN), timeout=0.1) as forge,
+        await Engine.open(config) as engine,
+    ):
+        from bot.refresh import refresh
+
+        await refresh(config, engine.store, forge=forge)
+        (state,) = await engine.sources()
+    assert (state.verdict, state.clause) == ("unresolved", "site")
+    assert "in time" in state.detail
+
+
+async def test_a_rate_limit_stops_discovery_and_keeps_the_previous_verdicts(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = await engine.sources()
+        fake.rules = [Rule(r"/groups/", status=429, headers={"Retry-After": "30"})]
+        with pytest.raises(RateLimited, match="wait 30 s") as caught:
+            await engine.refresh()
+        assert caught.value.retry_after == 30
+        after = await engine.sources()
+        assert [(s.verdict, s.checked_at) for s in after] == [
+            (s.verdict, s.checked_at) for s in before
+        ]
+        assert (await engine.retrieve("things")).results
+    assert (tmp_path / "clones" / "acme%2Fa").is_dir()
+
+
+async def test_rate_limit_headers_with_nothing_left_stop_the_run(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    fake.rules = [Rule(r"/pages$", status=200, headers={"RateLimit-Remaining": "0"})]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        with pytest.raises(RateLimited):
+            await engine.refresh()
+
+
+async def test_the_api_token_is_sent_as_private_token_and_never_to_the_site_or_feed(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+    api = [r for r in fake.log if r.path.startswith("/api/")]
+    others = [r for r in fake.log if not r.path.startswith("/api/") and not r.is_git]
+    assert api and all(r.private_token == TOKEN for r in api)
+    assert others and all(r.private_token is None and r.authorization is None for r in others)
+    assert all(r.private_token is None for r in fake.log if r.is_git)
