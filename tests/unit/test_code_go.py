@@ -66,7 +66,7 @@ func NewApp() *App {
 	return &App{}
 }
 
-func helper() {}
+func tidyUp() {}
 
 // Push adds a value.
 func (l *List[T]) Push(v T) {

@@ -70,7 +70,7 @@ async def fetch_widgets(
 def one_liner(x): return x
 
 
-def _helper():
+def _tidy_up():
     def inner():
         """Nested functions are not API."""
 '''
