@@ -1,0 +1,216 @@
+"""Python source as prose: the module docstring, the public API, and module constants.
+
+Rules, the Go ones carried over to Python's conventions:
+
+- the module docstring is a chunk titled ``module <name>``;
+- each public class, function and method (``Class.method``; a name with a leading
+  underscore is private, except ``__init__``, which documents how a public class is built)
+  is a chunk holding the comment lines directly above it, its decorators, its signature and
+  its docstring, never its body; a class also keeps the attribute block right after its
+  docstring (dataclass fields, enum members), its equivalent of a struct's fields;
+- each module-level UPPER_CASE constant is a chunk holding its value, the private
+  ``_UPPER_CASE`` ones included: as in Go, a constant is where a default lives, and whether
+  it is exported says nothing about whether people ask for it;
+- a file whose leading comments say it was generated is skipped.
+
+``ast`` numbers lines as Python reads them (a lone carriage return also ends a line);
+chunks number them as a forge does (only a line feed does), so every line number is
+translated through byte offsets.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+
+from bot.corpus.chunk import Chunk
+from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
+
+_CONSTANT = re.compile(r"_?[A-Z][A-Z0-9_]*")
+_PYTHON_LINE_END = re.compile(rb"\r\n|\r|\n")
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CLASS_ATTRIBUTES = (ast.Assign, ast.AnnAssign, ast.Expr, ast.Pass)
+
+
+def chunk_python(path: str, data: bytes) -> list[Chunk]:
+    """Cut one Python file into symbol chunks.
+
+    Args:
+        path: the file's repository-relative path (names the module, and messages).
+        data: the file's bytes.
+
+    Raises:
+        Unchunkable: the file is generated or is not valid Python 3.
+    """
+    lines = SourceLines(data)
+    module = _module_name(path)
+    try:
+        with warnings.catch_warnings():
+            # Old escape sequences warn at parse time; they are the file's business, not ours.
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data, filename=path)
+    except SyntaxError as exc:
+        raise Unchunkable(f"{path} is not valid Python 3 (line {exc.lineno}: {exc.msg})") from None
+    except (ValueError, RecursionError, MemoryError, LookupError, OverflowError) as exc:
+        # Null bytes, nesting the parser cannot hold, an unknown source encoding.
+        raise Unchunkable(f"{path} cannot be parsed as Python: {exc}") from None
+    walker = _Walker(lines, data, f"module {module}")
+    if looks_generated(walker.header(tree.body)):
+        raise Unchunkable(f"{path} is generated (its header says so)")
+
+    chunks: list[Chunk] = []
+    for symbol in walker.module(tree):
+        chunks.extend(lines.chunks(symbol))
+    chunks.sort(key=lambda c: c.start_byte)
+    return chunks
+
+
+def _module_name(path: str) -> str:
+    parts = path.split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    if stem == "__init__" and len(parts) > 1:
+        return parts[-2]
+    return stem
+
+
+def _public(name: str) -> bool:
+    return not name.startswith("_") or name == "__init__"
+
+
+def _docstring(body: Sequence[ast.stmt]) -> ast.Expr | None:
+    first = body[0] if body else None
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return first
+    return None
+
+
+class _Walker:
+    """Finds the kept symbols of one parsed module, in file lines."""
+
+    def __init__(self, lines: SourceLines, data: bytes, title: str) -> None:
+        self.lines = lines
+        self.title = title
+        # Python's own line starts, only needed when a lone \r makes them differ from ours.
+        self._python_starts: list[int] | None = None
+        if b"\r" in data and re.search(rb"\r(?!\n)", data):
+            self._python_starts = [0] + [m.end() for m in _PYTHON_LINE_END.finditer(data)]
+
+    def line(self, python_line: int) -> int:
+        """Our 1-based line for ``ast``'s 1-based line."""
+        if self._python_starts is None:
+            return python_line
+        index = min(max(python_line, 1), len(self._python_starts)) - 1
+        return self.lines.line_of(self._python_starts[index])
+
+    def header(self, body: Sequence[ast.stmt]) -> str:
+        """The comment lines before the first statement (where tools stamp "generated")."""
+        end = self.line(body[0].lineno) - 1 if body else self.lines.count
+        out = []
+        for number in range(1, min(end, 40) + 1):
+            text = self.lines.text(self.lines.line_start(number), self.lines.line_end(number))
+            if text.lstrip().startswith("#"):
+                out.append(text)
+        return "\n".join(out)
+
+    def module(self, tree: ast.Module) -> Iterator[Symbol]:
+        doc = _docstring(tree.body)
+        if doc is not None:
+            first, last = self.line(doc.lineno), self.line(doc.end_lineno or doc.lineno)
+            yield Symbol(self.title, self.title, (self.title,), first, last)
+        for node in tree.body:
+            if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+                yield from self.definition(node, ())
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                yield from self.constant(node)
+
+    def definition(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, owners: tuple[str, ...]
+    ) -> Iterator[Symbol]:
+        if not _public(node.name):
+            return
+        names = (*owners, node.name)
+        symbol = ".".join(names)
+        first = self.comments_above(self.line(_first_line(node)))
+        doc = _docstring(node.body)
+        last = self.line(doc.end_lineno or doc.lineno) if doc else self.header_end(node)
+        if isinstance(node, ast.ClassDef):
+            last = max(last, self.attributes_end(node, doc))
+        yield Symbol(symbol, symbol, (symbol,), first, last, names)
+        if isinstance(node, ast.ClassDef):
+            for child in node.body:
+                if isinstance(child, (*_FUNCTIONS, ast.ClassDef)):
+                    yield from self.definition(child, names)
+
+    def constant(self, node: ast.Assign | ast.AnnAssign) -> Iterator[Symbol]:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+            return
+        name = targets[0].id
+        if not _CONSTANT.fullmatch(name) or (isinstance(node, ast.AnnAssign) and not node.value):
+            return
+        first = self.comments_above(self.line(node.lineno))
+        last = self.line(node.end_lineno or node.lineno)
+        yield Symbol(name, name, (name,), first, last, (name,))
+
+    def comments_above(self, line: int) -> int:
+        """The first of the ``#`` comment lines directly above ``line`` (no blank between)."""
+        while line > 1:
+            above = self.lines.data[self.lines.line_start(line - 1) : self.lines.line_end(line - 1)]
+            if not above.lstrip().startswith(b"#"):
+                break
+            line -= 1
+        return line
+
+    def header_end(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
+        """The line holding the ``:`` that opens the body.
+
+        ``ast`` does not record it; it is the last line before the first statement that is
+        not blank or a comment, unless the body starts on the header's own line
+        (``def f(): return 1``).
+        """
+        body_line = self.line(node.body[0].lineno)
+        floor = self.line(_header_floor(node))
+        line = body_line - 1
+        while line > floor and self._blank_or_comment(line):
+            line -= 1
+        return line if line >= floor else body_line
+
+    def attributes_end(self, node: ast.ClassDef, doc: ast.Expr | None) -> int:
+        """The last line of the attribute assignments that open a class body."""
+        last = 0
+        for child in node.body[1:] if doc is not None else node.body:
+            if not isinstance(child, _CLASS_ATTRIBUTES):
+                break
+            if isinstance(child, ast.Expr) and not isinstance(child.value, ast.Constant):
+                break  # a call, not an attribute's docstring
+            last = self.line(child.end_lineno or child.lineno)
+        return last
+
+    def _blank_or_comment(self, line: int) -> bool:
+        text = self.lines.data[self.lines.line_start(line) : self.lines.line_end(line)].strip()
+        return not text or text.startswith(b"#")
+
+
+def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
+    """The first decorator's line, else the ``def``/``class`` line."""
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+
+
+def _header_floor(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
+    """The last line known to belong to the header: its last argument, base or annotation."""
+    parts: list[ast.AST] = []
+    if isinstance(node, ast.ClassDef):
+        parts += [*node.bases, *node.keywords]
+    else:
+        args = node.args
+        parts += [*args.posonlyargs, *args.args, *args.kwonlyargs, *args.defaults]
+        parts += [a for a in (args.vararg, args.kwarg, node.returns) if a is not None]
+        parts += [d for d in args.kw_defaults if d is not None]
+    ends = [getattr(p, "end_lineno", None) or node.lineno for p in parts]
+    return max([node.lineno, *ends])

@@ -1,0 +1,203 @@
+"""Rust source as prose: crate and module docs, the public API, and constants.
+
+Rules, the Go ones carried over to Rust's conventions:
+
+- the ``//!`` docs opening a file (or an inline ``mod``) are a chunk titled ``crate <name>``
+  for a crate root, ``module <name>`` otherwise;
+- each ``pub`` item is a chunk holding its ``///`` docs and attributes and its signature,
+  never a function body: functions up to the line their body opens on; structs, enums,
+  unions and type aliases whole (their fields and variants are the declaration); traits up
+  to their opening brace, with each of their items a chunk of its own (``Trait.method``);
+- methods of an inherent ``impl Type`` block are ``Type.method``; trait implementations are
+  left out (their documentation is the trait's);
+- every ``const``, public or not, and every ``pub static`` is a chunk holding its value;
+- ``#[cfg(test)]`` modules and files whose header says they were generated are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from bot.corpus.chunk import Chunk
+from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
+from bot.corpus.code.syntax import doc_start, parse, text_of
+
+_COMMENTS = ("line_comment", "block_comment")
+_WHOLE_ITEMS = ("struct_item", "enum_item", "union_item", "type_item")
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """A list of items being walked: a file, an inline module, a trait or an impl body."""
+
+    items: Sequence[Node]
+    title: str  # what its //! docs are titled: "crate x", "module y"
+    path: tuple[str, ...] = ()  # the inline modules it sits in
+    owner: str = ""  # the type or trait whose members these are
+    in_trait: bool = False
+
+
+def chunk_rust(path: str, data: bytes) -> list[Chunk]:
+    """Cut one Rust file into symbol chunks.
+
+    Args:
+        path: the file's repository-relative path (names the crate or module, and messages).
+        data: the file's bytes.
+
+    Raises:
+        Unchunkable: the file is generated or does not parse.
+    """
+    lines = SourceLines(data)
+    root = parse("rust", lines, "Rust").root_node
+    top = root.children
+    leading = []
+    for node in top:
+        if node.type not in _COMMENTS:
+            break
+        leading.append(text_of(node))
+    if looks_generated("\n".join(leading)):
+        raise Unchunkable(f"{path} is generated (its header says so)")
+
+    symbols = list(_walk(_Scope(top, _file_title(path)), lines))
+    chunks: list[Chunk] = []
+    for symbol in symbols:
+        chunks.extend(lines.chunks(symbol))
+    chunks.sort(key=lambda c: c.start_byte)
+    return chunks
+
+
+def _file_title(path: str) -> str:
+    parts = path.split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    if stem in ("lib", "main") and len(parts) >= 3 and parts[-2] == "src":
+        return f"crate {parts[-3]}"
+    if stem in ("lib", "main"):
+        return "crate"
+    if stem == "mod" and len(parts) >= 2:
+        return f"module {parts[-2]}"
+    return f"module {stem}"
+
+
+def _inner_doc(node: Node) -> bool:
+    return node.type in _COMMENTS and node.child_by_field_name("inner") is not None
+
+
+def _attaches(node: Node) -> bool:
+    """Comments and outer attributes directly above an item belong to its chunk."""
+    return node.type == "attribute_item" or (node.type in _COMMENTS and not _inner_doc(node))
+
+
+def _public(item: Node) -> bool:
+    """``pub`` without a restriction: ``pub(crate)`` is as internal as no ``pub`` at all."""
+    return any(c.type == "visibility_modifier" and text_of(c) == "pub" for c in item.children)
+
+
+def _attributes(items: Sequence[Node], index: int, lines: SourceLines) -> str:
+    first = doc_start(items, index, lines, _attaches)
+    out = []
+    j = index - 1
+    while j >= 0 and lines.line_of(items[j].start_byte) >= first:
+        if items[j].type == "attribute_item":
+            out.append(text_of(items[j]))
+        j -= 1
+    return " ".join(out)
+
+
+def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
+    """Every kept symbol, walking nested modules, traits and impls without recursion."""
+    pending = [file_scope]
+    while pending:
+        scope = pending.pop()
+        docs = [n for n in scope.items if _inner_doc(n)]
+        if docs and not scope.owner:
+            title = scope.title
+            first = lines.line_of(docs[0].start_byte)
+            last = first
+            for node in docs:
+                # Only the run at the top of the module: a later //! is a stray remark.
+                if lines.line_of(node.start_byte) > last + 1:
+                    break
+                last = lines.last_line_of(node.start_byte, node.end_byte)
+            yield Symbol(title, title, scope.path or (title,), first, last)
+        for index, item in enumerate(scope.items):
+            yield from _item(scope, index, item, lines, pending)
+
+
+def _item(
+    scope: _Scope, index: int, item: Node, lines: SourceLines, pending: list[_Scope]
+) -> Iterator[Symbol]:
+    kind = item.type
+    if kind in ("function_item", "function_signature_item"):
+        if scope.in_trait or _public(item):
+            yield _symbol(scope, index, item, lines, _signature_end(item, lines))
+    elif kind in _WHOLE_ITEMS or kind == "associated_type":
+        if scope.in_trait or _public(item):
+            yield _symbol(scope, index, item, lines, _last_line(item, lines))
+    elif kind == "const_item" or (kind == "static_item" and _public(item)):
+        yield _symbol(scope, index, item, lines, _last_line(item, lines))
+    elif kind == "trait_item" and _public(item):
+        yield _symbol(scope, index, item, lines, _signature_end(item, lines))
+        body = item.child_by_field_name("body")
+        name = text_of(item.child_by_field_name("name"))
+        if body is not None:
+            pending.append(_Scope(body.children, scope.title, scope.path, name, in_trait=True))
+    elif kind == "impl_item" and item.child_by_field_name("trait") is None:
+        body = item.child_by_field_name("body")
+        owner = _type_name(item.child_by_field_name("type"))
+        if body is not None and owner:
+            pending.append(_Scope(body.children, scope.title, scope.path, owner))
+    elif kind == "mod_item" and not scope.owner:
+        if "cfg(test)" in _attributes(scope.items, index, lines).replace(" ", ""):
+            return
+        name = text_of(item.child_by_field_name("name"))
+        body = item.child_by_field_name("body")
+        if body is not None:
+            module = f"module {name}"
+            pending.append(_Scope(body.children, module, (*scope.path, module)))
+        elif _public(item) and doc_start(scope.items, index, lines, _attaches) < lines.line_of(
+            item.start_byte
+        ):
+            yield _symbol(scope, index, item, lines, _last_line(item, lines), f"module {name}")
+    elif kind == "macro_definition" and "macro_export" in _attributes(scope.items, index, lines):
+        yield _symbol(scope, index, item, lines, lines.line_of(item.start_byte))
+
+
+def _symbol(
+    scope: _Scope, index: int, item: Node, lines: SourceLines, last: int, title: str = ""
+) -> Symbol:
+    name = text_of(item.child_by_field_name("name"))
+    symbol = title or (f"{scope.owner}.{name}" if scope.owner else name)
+    first = doc_start(scope.items, index, lines, _attaches)
+    names = (scope.owner, name) if scope.owner else (name,)
+    return Symbol(symbol, symbol, (*scope.path, symbol), first, last, names)
+
+
+def _last_line(node: Node, lines: SourceLines) -> int:
+    return lines.last_line_of(node.start_byte, node.end_byte)
+
+
+def _signature_end(node: Node, lines: SourceLines) -> int:
+    """The line a function's body or a trait's item list opens on, else the item's last."""
+    body = node.child_by_field_name("body")
+    if body is not None:
+        return lines.line_of(body.start_byte)
+    return _last_line(node, lines)
+
+
+def _type_name(node: Node | None) -> str:
+    """``Foo`` for ``Foo``, ``Foo<T>``, ``crate::x::Foo``, ``&Foo``."""
+    for _ in range(8):  # wrappers nest a few levels deep at most
+        if node is None:
+            return ""
+        if node.type in ("type_identifier", "primitive_type"):
+            return text_of(node)
+        if node.type == "scoped_type_identifier":
+            node = node.child_by_field_name("name")
+        elif node.type == "generic_type":
+            node = node.child_by_field_name("type")
+        else:
+            node = node.child_by_field_name("type")
+    return ""

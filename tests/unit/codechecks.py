@@ -1,0 +1,39 @@
+"""The honesty check every code chunker's output must pass."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.corpus.chunk import Chunk
+from bot.corpus.code.source import CEILING_BYTES
+
+
+def assert_honest(data: bytes, chunks: Sequence[Chunk]) -> None:
+    """Every chunk's spans lie inside the file and its text is exactly those lines and bytes."""
+    lines = data.split(b"\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    for chunk in chunks:
+        assert 0 <= chunk.start_byte <= chunk.end_byte <= len(data), chunk
+        assert 1 <= chunk.start_line <= chunk.end_line <= len(lines), chunk
+        assert chunk.text == data[chunk.start_byte : chunk.end_byte].decode("utf-8", "replace")
+        assert chunk.end_byte - chunk.start_byte <= CEILING_BYTES
+        # The byte span sits on the lines the chunk names.
+        assert starts[chunk.start_line - 1] <= chunk.start_byte
+        assert chunk.start_line == len(lines) or chunk.start_byte < starts[chunk.start_line]
+        last = chunk.end_line - 1
+        line_end = starts[last] + len(lines[last])
+        assert starts[last] <= max(chunk.start_byte, chunk.end_byte - 1)
+        assert chunk.end_byte <= line_end, "a chunk ends before its last line's newline"
+        if chunk.start_byte == starts[chunk.start_line - 1] and chunk.end_byte == line_end:
+            whole = b"\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+            assert chunk.text == whole.decode("utf-8", "replace")
+        assert chunk.symbol and chunk.heading and chunk.heading_path
+        assert chunk.anchor == ""
+
+
+def lines_of(data: bytes | str, first: int, last: int) -> str:
+    """Lines ``first..last`` (1-based, inclusive) of a file, as a chunk's text holds them."""
+    text = data.decode() if isinstance(data, bytes) else data
+    return "\n".join(text.split("\n")[first - 1 : last])

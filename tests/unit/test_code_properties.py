@@ -1,0 +1,303 @@
+"""Whatever bytes a code chunker is fed, it returns honest chunks or says why it cannot."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.corpus.code import Unchunkable, chunk_code
+from tests.unit.codechecks import assert_honest
+
+PATHS = ("pkg/file.go", "pkg/module.py", "src/lib.rs")
+
+# Pieces of real syntax, so generated files often parse and reach the chunkers' later stages.
+FRAGMENTS = {
+    "go": [
+        "package p\n",
+        "// Doc line.\n",
+        "/* block\n",
+        "*/\n",
+        "func F(",
+        ") {\n",
+        "}\n",
+        "const (\n",
+        ")\n",
+        "\tA = 1\n",
+        "\tb Kind = iota\n",
+        "var V = func() {\n",
+        "type T struct {\n",
+        '\tField int `json:"f"`\n',
+        "func (t *T[K]) M() error {\n",
+        '"unterminated\n',
+        "`raw\n",
+        "\n",
+        "{",
+        "}",
+        "é",
+        "\r\n",
+        "\t",
+    ],
+    "python": [
+        '"""Doc.\n',
+        '"""\n',
+        "def f(x):\n",
+        "    return x\n",
+        "class C:\n",
+        "    @property\n",
+        "    def m(self):\n",
+        "        pass\n",
+        "async def g(\n",
+        "    a,\n",
+        "):\n",
+        "X = 1\n",
+        "# comment\n",
+        "'unterminated\n",
+        "(",
+        ")",
+        "\n",
+        "\r",
+        "é",
+        "    ",
+    ],
+    "rust": [
+        "//! Crate doc.\n",
+        "/// Item doc.\n",
+        "#[derive(Debug)]\n",
+        "pub struct S {\n",
+        "}\n",
+        "pub fn f() -> u8 {\n",
+        "impl S {\n",
+        "pub trait T {\n",
+        "fn m(&self);\n",
+        "pub const C: u8 = 1;\n",
+        "mod m {\n",
+        "/* open\n",
+        '"open\n',
+        "{",
+        "}",
+        "\n",
+        "é",
+    ],
+}
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def chunk_or_refuse(path: str, data: bytes) -> None:
+    try:
+        chunks = chunk_code(path, data)
+    except Unchunkable as exc:
+        reason = str(exc)
+    else:
+        assert_honest(data, chunks)
+        return
+    assert reason, "a refusal says why"
+
+
+@SETTINGS
+@given(path=st.sampled_from(PATHS), data=st.binary(max_size=2000))
+def test_arbitrary_bytes(path, data):
+    chunk_or_refuse(path, data)
+
+
+@st.composite
+def source_like(draw, language):
+    pieces = draw(st.lists(st.sampled_from(FRAGMENTS[language]), max_size=60))
+    noise = draw(st.binary(max_size=8))
+    at = draw(st.integers(min_value=0, max_value=len(pieces)))
+    text = "".join(pieces[:at]).encode() + noise + "".join(pieces[at:]).encode()
+    return text
+
+
+@SETTINGS
+@given(data=source_like("go"))
+def test_go_like_fragments(data):
+    chunk_or_refuse("pkg/file.go", data)
+
+
+@SETTINGS
+@given(data=source_like("python"))
+def test_python_like_fragments(data):
+    chunk_or_refuse("pkg/module.py", data)
+
+
+@SETTINGS
+@given(data=source_like("rust"))
+def test_rust_like_fragments(data):
+    chunk_or_refuse("src/lib.rs", data)
+
+
+# Programs that parse, with hostile content where the grammar allows anything: comments
+# holding invalid UTF-8 or the other language's delimiters, bodies of nested braces, long
+# lines, either line ending. These reach every rule a real file reaches.
+NAMES = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,12}", fullmatch=True).filter(
+    lambda n: n not in KEYWORDS
+)
+_KEYWORDS_TEXT = """
+break case chan const continue default defer else fallthrough for func go goto if import
+interface map package range return select struct switch type var False None True and as
+assert async await class def del elif except finally from global in is lambda nonlocal not
+or pass raise try while with yield match crate dyn enum extern false fn impl let loop mod
+move mut pub ref self Self static super trait true unsafe use where abstract become box do
+final macro override priv typeof unsized virtual union gen
+"""
+KEYWORDS = frozenset(_KEYWORDS_TEXT.split())
+COMMENT_TEXT = st.binary(max_size=80).map(
+    lambda b: b.replace(b"\n", b" ").replace(b"\r", b" ").replace(b"\0", b" ")
+)
+NEWLINE = st.sampled_from([b"\n", b"\r\n"])
+
+
+@st.composite
+def braces(draw):
+    """A function body: nested braces with arbitrary text lines between."""
+    depth = draw(st.integers(min_value=0, max_value=40))
+    statement = draw(st.sampled_from([b"", b"x = 1", b"x += y", b"f(x)"]))
+    return b"{" * depth + statement + b"}" * depth
+
+
+@st.composite
+def go_program(draw):
+    nl = draw(NEWLINE)
+    out = [b"// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=3))]
+    out.append(b"package p")
+    for _ in range(draw(st.integers(min_value=0, max_value=8))):
+        doc = [b"// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=3))]
+        name = draw(NAMES).encode()
+        kind = draw(st.sampled_from(["func", "method", "const", "type", "var", "blank"]))
+        if kind == "func":
+            item = [b"func " + name + b"(a int,", b"\tb string) error {", draw(braces()), b"}"]
+        elif kind == "method":
+            recv = draw(NAMES).encode()
+            item = [b"func (r *" + recv + b"[K]) " + name + b"() {", draw(braces()), b"}"]
+        elif kind == "const":
+            specs = []
+            for n in draw(st.lists(NAMES, min_size=1, max_size=5)):
+                specs += [b"\t// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
+                specs.append(b"\t" + n.encode() + b" = " + str(len(n)).encode())
+            item = [b"const (", *specs, b")"]
+        elif kind == "type":
+            item = [b"type " + name + b" struct {", b"\t// " + draw(COMMENT_TEXT), b"\tX int", b"}"]
+        elif kind == "var":
+            item = [b"var " + name + b" = func() {", draw(braces()), b"}"]
+        else:
+            item = []
+        out += [b"", *doc, *item]
+    return nl.join(out) + nl
+
+
+@st.composite
+def python_program(draw):
+    nl = draw(NEWLINE)
+    quoted = st.text(max_size=60).map(lambda t: repr(t).encode())
+    out = []
+    if draw(st.booleans()):
+        out.append(draw(quoted))
+    for _ in range(draw(st.integers(min_value=0, max_value=8))):
+        name = draw(NAMES).encode()
+        comments = [b"# " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
+        kind = draw(st.sampled_from(["def", "class", "const"]))
+        depth = draw(st.integers(min_value=0, max_value=20))
+        body = [b"    " * (i + 1) + b"if x:" for i in range(depth)] + [
+            b"    " * (depth + 1) + b"pass"
+        ]
+        if kind == "def":
+            deco = [b"@decorator"] if draw(st.booleans()) else []
+            doc = [b"    " + draw(quoted)] if draw(st.booleans()) else []
+            item = [*deco, b"async def " + name + b"(", b"    a,", b"):", *doc, *body]
+        elif kind == "class":
+            item = [
+                b"class " + name + b":",
+                b"    " + draw(quoted),
+                b"    X: int = 1",
+                b"    def m(self):",
+                *[b"    " + line for line in body],
+            ]
+        else:
+            item = [name.upper() + b" = " + draw(quoted)]
+        out += [b"", *comments, *item]
+    return nl.join(out) + nl
+
+
+@st.composite
+def rust_program(draw):
+    nl = draw(NEWLINE)
+    out = [b"//! " + c for c in draw(st.lists(COMMENT_TEXT, max_size=3))]
+    for _ in range(draw(st.integers(min_value=0, max_value=8))):
+        name = draw(NAMES).encode()
+        doc = [b"/// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
+        kind = draw(st.sampled_from(["fn", "struct", "impl", "trait", "const", "mod"]))
+        if kind == "fn":
+            item = [b"pub fn " + name + b"() {" + draw(braces()) + b"}"]
+        elif kind == "struct":
+            item = [b"#[derive(Debug)]", b"pub struct " + name + b" {", b"    pub x: u8,", b"}"]
+        elif kind == "impl":
+            item = [
+                b"impl " + name + b" {",
+                *doc,
+                b"    pub fn m(&self) {" + draw(braces()) + b"}",
+                b"}",
+            ]
+        elif kind == "trait":
+            item = [b"pub trait " + name + b" {", *doc, b"    fn m(&self);", b"}"]
+        elif kind == "const":
+            item = [b"pub const " + name.upper() + b": u8 = 1;"]
+        else:
+            item = [
+                b"pub mod " + name.lower() + b" {",
+                b"    //! inner",
+                b"    pub fn f() {}",
+                b"}",
+            ]
+        out += [b"", *doc, *item]
+    return nl.join(out) + nl
+
+
+@SETTINGS
+@given(data=go_program())
+def test_go_programs(data):
+    chunk_or_refuse("pkg/file.go", data)
+
+
+@SETTINGS
+@given(data=python_program())
+def test_python_programs(data):
+    chunk_or_refuse("pkg/module.py", data)
+
+
+@SETTINGS
+@given(data=rust_program())
+def test_rust_programs(data):
+    chunk_or_refuse("src/lib.rs", data)
+
+
+@pytest.mark.parametrize(
+    ("path", "data"),
+    [
+        ("pkg/deep.go", b"package p\n\nvar V = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n"),
+        ("pkg/deep.go", b"package p\n\nfunc F() " + b"{" * 5000 + b"}" * 5000 + b"\n"),
+        ("pkg/deep.py", b"X = " + b"[" * 5000 + b"]" * 5000 + b"\n"),
+        ("pkg/deep.py", b"def f():\n" + b"".join(b" " * i + b"if x:\n" for i in range(1, 300))),
+        ("src/deep.rs", b"pub fn f() " + b"{" * 5000 + b"}" * 5000 + b"\n"),
+        ("src/deep.rs", b"pub mod a {" * 500 + b"pub const C: u8 = 1;" + b"}" * 500),
+        ("pkg/open.go", b"package p\n\n/* never closed\n// F does.\nfunc F() {}\n"),
+        ("pkg/open.py", b'"""never closed\ndef f():\n    pass\n'),
+        ("src/open.rs", b'pub const S: &str = "never closed;\n'),
+    ],
+)
+def test_deep_nesting_and_unterminated_input(path, data):
+    chunk_or_refuse(path, data)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_ten_thousand_line_file(path):
+    if path.endswith(".go"):
+        body = "".join(f"// F{i} does {i}.\nfunc F{i}() {{\n}}\n" for i in range(3334))
+        data = f"package p\n{body}".encode()
+    elif path.endswith(".py"):
+        data = "".join(f"def f{i}():\n    '''Do {i}.'''\n\n" for i in range(3334)).encode()
+    else:
+        data = "".join(f"/// F{i}.\npub fn f{i}() {{}}\n\n" for i in range(3334)).encode()
+    assert data.count(b"\n") >= 10_000
+    chunks = chunk_code(path, data)
+    assert_honest(data, chunks)
+    assert len(chunks) >= 3334
