@@ -44,6 +44,7 @@ CREATE TABLE chunks (
     ordinal       INTEGER NOT NULL,
     heading       TEXT NOT NULL,              -- the section's own heading, or the symbol's title
     heading_path  TEXT NOT NULL,              -- ancestors and own heading, joined with ' › '
+    heading_terms TEXT NOT NULL DEFAULT '',   -- search-only: the heading's identifiers split
     terms         TEXT NOT NULL DEFAULT '',   -- search-only: split identifiers, never shown
     body          TEXT NOT NULL,
     anchor        TEXT NOT NULL DEFAULT '',
@@ -60,7 +61,7 @@ CREATE INDEX chunks_by_document ON chunks (document_id);
 -- row, so in a single table a long section is penalised even where its heading matches. Kept
 -- apart, a heading is judged against headings and a body against bodies.
 CREATE VIRTUAL TABLE chunks_head_fts USING fts5 (
-    heading, heading_path,
+    heading, heading_terms, heading_path,
     content = 'chunks', content_rowid = 'id',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -72,24 +73,24 @@ CREATE VIRTUAL TABLE chunks_body_fts USING fts5 (
 );
 
 CREATE TRIGGER chunks_after_insert AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_head_fts (rowid, heading, heading_path)
-    VALUES (new.id, new.heading, new.heading_path);
+    INSERT INTO chunks_head_fts (rowid, heading, heading_terms, heading_path)
+    VALUES (new.id, new.heading, new.heading_terms, new.heading_path);
     INSERT INTO chunks_body_fts (rowid, terms, body) VALUES (new.id, new.terms, new.body);
 END;
 
 CREATE TRIGGER chunks_after_delete AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_head_fts (chunks_head_fts, rowid, heading, heading_path)
-    VALUES ('delete', old.id, old.heading, old.heading_path);
+    INSERT INTO chunks_head_fts (chunks_head_fts, rowid, heading, heading_terms, heading_path)
+    VALUES ('delete', old.id, old.heading, old.heading_terms, old.heading_path);
     INSERT INTO chunks_body_fts (chunks_body_fts, rowid, terms, body)
     VALUES ('delete', old.id, old.terms, old.body);
 END;
 
 CREATE TRIGGER chunks_after_update AFTER UPDATE ON chunks BEGIN
-    INSERT INTO chunks_head_fts (chunks_head_fts, rowid, heading, heading_path)
-    VALUES ('delete', old.id, old.heading, old.heading_path);
+    INSERT INTO chunks_head_fts (chunks_head_fts, rowid, heading, heading_terms, heading_path)
+    VALUES ('delete', old.id, old.heading, old.heading_terms, old.heading_path);
     INSERT INTO chunks_body_fts (chunks_body_fts, rowid, terms, body)
     VALUES ('delete', old.id, old.terms, old.body);
-    INSERT INTO chunks_head_fts (rowid, heading, heading_path)
-    VALUES (new.id, new.heading, new.heading_path);
+    INSERT INTO chunks_head_fts (rowid, heading, heading_terms, heading_path)
+    VALUES (new.id, new.heading, new.heading_terms, new.heading_path);
     INSERT INTO chunks_body_fts (rowid, terms, body) VALUES (new.id, new.terms, new.body);
 END;

@@ -31,6 +31,7 @@ class Weights:
     """BM25 column weights within each index, and the headings index's share of the sum."""
 
     heading: float = 10.0
+    heading_terms: float = 3.0
     heading_path: float = 2.0
     terms: float = 5.0
     body: float = 1.0
@@ -125,7 +126,11 @@ class FtsRetriever:
         try:
             heads, bodies = await asyncio.gather(
                 self._rank(
-                    "chunks_head_fts", f"{w.heading}, {w.heading_path}", query, depth, source
+                    "chunks_head_fts",
+                    f"{w.heading}, {w.heading_terms}, {w.heading_path}",
+                    query,
+                    depth,
+                    source,
                 ),
                 self._rank("chunks_body_fts", f"{w.terms}, {w.body}", query, depth, source),
             )

@@ -3,8 +3,9 @@
 Rules (indexing reference, "How the passages are chosen"):
 
 - No document takes more than two slots: a changelog's entries all match a question alike.
-- Passages whose text is the same once whitespace is normalised (a library copied into a
-  second repository) take one slot, the first.
+- Passages that give the same answer take one slot, the first: the same text once whitespace
+  is normalised (a library copied into a second repository), or methods of one name on many
+  types of one repository.
 - A source the question names has its slots searched without its name, since inside that
   source every page carries the name; the remaining slots search with the full question.
 """
@@ -35,6 +36,16 @@ class Selectable(Protocol):
     @property
     def text(self) -> str:
         """The passage's text."""
+        ...
+
+    @property
+    def repo(self) -> str:
+        """The source the passage comes from."""
+        ...
+
+    @property
+    def symbol(self) -> str:
+        """The code symbol the passage declares, or ""."""
         ...
 
 
@@ -82,6 +93,18 @@ def _find(words: Sequence[str], parts: Sequence[str], start: int = 0) -> int:
     return -1
 
 
+def same_answer_key(result: Selectable) -> str:
+    """What makes two passages give the same answer.
+
+    Identical text (a library copied into a second repository) is the same answer; so are
+    methods of one name on many types of one repository (``BoolFlag.TakesValue``,
+    ``PathFlag.TakesValue``), whose doc comments differ only in the type they name.
+    """
+    if "." in result.symbol:
+        return f"{result.repo}\0{result.symbol.rsplit('.', 1)[1]}"
+    return normalised(result.text)
+
+
 def normalised(text: str) -> str:
     """Text with whitespace runs collapsed, for spotting the same passage twice."""
     return " ".join(text.split())
@@ -111,7 +134,7 @@ def select(
                 return
             if result.chunk_id in seen_ids or per_doc.get(result.document_id, 0) >= per_document:
                 continue
-            key = normalised(result.text)
+            key = same_answer_key(result)
             if key in seen_text:
                 continue
             chosen.append(result)

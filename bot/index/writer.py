@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from bot.corpus.chunk import Chunk, Kind
+from bot.corpus.identifiers import search_terms
 from bot.forge.candidates import Candidate
 from bot.index.store import Store, now
 
@@ -122,10 +123,10 @@ async def write_source(store: Store, plan: SourcePlan) -> None:
             document_id = cursor.lastrowid
             await conn.executemany(
                 """
-                INSERT INTO chunks (document_id, ordinal, heading, heading_path, terms, body,
-                                    anchor, symbol, start_line, end_line, start_byte, end_byte,
-                                    weight)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO chunks (document_id, ordinal, heading, heading_path, heading_terms,
+                                    terms, body, anchor, symbol, start_line, end_line,
+                                    start_byte, end_byte, weight)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [_chunk_row(document_id, i, c) for i, c in enumerate(doc.chunks)],
             )
@@ -163,6 +164,7 @@ def _chunk_row(document_id: int | None, ordinal: int, chunk: Chunk) -> tuple[obj
         ordinal,
         chunk.heading,
         PATH_SEPARATOR.join(chunk.heading_path),
+        search_terms(chunk.heading),
         chunk.terms,
         chunk.text,
         chunk.anchor,
