@@ -138,7 +138,9 @@ def outcome_text(outcome: Outcome) -> str:
             out.append(f"  [{c.n}] {c.repo} {c.path}" + (f" — {where}" if where else ""))
             out.append(f"      {c.url}")
     elif outcome.kind == "declined" and outcome.decline:
-        out += [_DECLINE_LEADS[outcome.decline.kind], f"Reason: {outcome.decline.reason}"]
+        out.append(_DECLINE_LEADS[outcome.decline.kind])
+        if outcome.decline.kind != "nothing_matched":
+            out.append(f"Reason: {outcome.decline.reason}")
         if outcome.passages:
             searched = sorted({f"{p.repo} {p.path}" for p in outcome.passages})
             out.append("Searched: " + "; ".join(searched[:5]) + (" …" if len(searched) > 5 else ""))

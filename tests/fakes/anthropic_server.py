@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,12 +97,30 @@ def error(status: int, kind: str, text: str, headers: Mapping[str, str] | None =
     )
 
 
+# A behaviour may depend on the request: it is then a function of the request body.
+Scripted = Behaviour | Callable[[Mapping[str, Any]], Behaviour]
+
+
+def passage_number(body: Mapping[str, Any], heading: str) -> int:
+    """The number the request gave the passage whose label names ``heading``."""
+    lines = body["messages"][0]["content"].splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("-----BEGIN PASSAGE ") and heading in lines[i + 1]:
+            return int(line.removeprefix("-----BEGIN PASSAGE ").rstrip("-"))
+    raise AssertionError(f"no passage headed {heading!r} in the request")
+
+
+def citing(answer: str, heading: str) -> Scripted:
+    """Answer ``answer``, citing whichever passage number ``heading`` was given."""
+    return lambda body: tool_call(answer, [passage_number(body, heading)])
+
+
 class FakeAnthropic:
     """The fake server; ``start()`` it once, ``reset()`` it between tests."""
 
     def __init__(self) -> None:
         self.received: list[Received] = []
-        self._script: list[Behaviour] = []
+        self._script: list[Scripted] = []
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -133,7 +151,7 @@ class FakeAnthropic:
         self._thread.join(10)
         self._loop.close()
 
-    def script(self, *behaviours: Behaviour) -> None:
+    def script(self, *behaviours: Scripted) -> None:
         """Answer the next requests with ``behaviours``, in order (the last one repeats)."""
         with self._lock:
             self._script = list(behaviours)
@@ -143,7 +161,7 @@ class FakeAnthropic:
             self._script = []
             self.received = []
 
-    def _next(self) -> Behaviour:
+    def _next(self) -> Scripted:
         with self._lock:
             if not self._script:
                 return error(500, "api_error", "the fake has no scripted response")
@@ -162,7 +180,8 @@ class FakeAnthropic:
         auth = request.headers.get("Authorization", "")
         if auth != f"Bearer {KEY}" and request.headers.get("x-api-key") != KEY:
             return _json(error(401, "authentication_error", "invalid x-api-key"))
-        behaviour = self._next()
+        scripted = self._next()
+        behaviour = scripted if isinstance(scripted, Behaviour) else scripted(body)
         if behaviour.delay:
             await asyncio.sleep(behaviour.delay)
         return _json(behaviour)

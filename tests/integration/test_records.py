@@ -151,3 +151,14 @@ async def test_gaps_lists_declines_only_newest_first_and_since(setup):
     assert (colours.times, colours.reason) == (2, "Colours are still not covered.")
     assert colours.question == "which colours can a widget be"
     assert await engine.gaps("2999-01-01T00:00:00+00:00") == []
+
+
+async def test_an_answer_from_a_source_past_its_interval_carries_a_caveat(setup):
+    engine, composer = setup
+    async with engine.store.write() as conn:
+        await conn.execute("UPDATE sources SET refreshed_at = '2020-01-01T00:00:00+00:00'")
+    composer.drafts = [Answer("Set `frobnication.depth` to seven.", (1,), False, "")]
+    outcome = await engine.ask(QUESTION)
+    assert outcome.kind == "answered"
+    assert outcome.stale == ("widgets",)
+    assert await rows(engine, "SELECT stale FROM answers") == [('["widgets"]',)]
