@@ -202,7 +202,7 @@ class Engine:
                 raise
         model = composer.model if composer and draft else None
         outcome = settle(text, retrieval.query, passages, stale, provider, model, draft)
-        asked = _asked(outcome, origin, draft, (time.perf_counter() - started) * 1000)
+        asked = records.asked_from(outcome, origin, draft, (time.perf_counter() - started) * 1000)
         ids = await records.record(self.store, asked)
         log.info("question %s: %s", ids.question_id, outcome.kind)
         return _replace(outcome, question_id=ids.question_id, answer_id=ids.answer_id)
@@ -222,26 +222,3 @@ class Engine:
     async def gaps(self, since: str | None = None) -> list[backlog.GapGroup]:
         """The documentation-gap backlog: declined questions by kind, newest first."""
         return backlog.group(await records.declines(self.store, since))
-
-
-def _asked(outcome: Outcome, origin: str, draft: Answer | None, total_ms: float) -> Asked:
-    """What to record of an outcome; a refused draft is kept for review, never shown."""
-    decline = outcome.decline
-    return Asked(
-        question=outcome.question,
-        query=outcome.query,
-        origin=origin,
-        passages=outcome.passages,
-        outcome=outcome.kind,
-        provider=outcome.provider,
-        model=outcome.model,
-        decline_kind=decline.kind if decline else None,
-        reason=decline.reason if decline else None,
-        answer=outcome.answer,
-        draft=(draft.text or None) if draft and decline else None,
-        citations=[c.n for c in outcome.citations],
-        stale=outcome.stale,
-        usage=outcome.usage,
-        compose_ms=outcome.compose_ms if draft else None,
-        total_ms=total_ms,
-    )

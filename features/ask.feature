@@ -67,6 +67,7 @@ Feature: Asking a question
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
     Then the exit code is 1
     And the error kind is "provider"
+    And the API key appears nowhere in the output
 
   Scenario: Declined questions make up the documentation-gap backlog
     Given the model declines because "The guide covers tuning, not colours."

@@ -112,3 +112,8 @@ def error_kind(world, kind):
 def backlog_lists(world, question, kind):
     groups = {g["kind"]: g for g in world.json()["groups"]}
     assert [gap["question"] for gap in groups[kind]["gaps"]] == [question]
+
+
+@then("the API key appears nowhere in the output")
+def key_not_printed(world):
+    assert KEY not in world.stdout and KEY not in world.stderr

@@ -62,14 +62,15 @@ class AnthropicComposer:
 
     async def compose(self, question: str, passages: Sequence[Passage]) -> Answer:
         """Ask the model, forcing the answer tool; see the module docstring for failures."""
-        started = time.perf_counter()
+        prompt = user_message(question, passages)
+        started = time.perf_counter()  # from here on the time is the model's (and network's)
         try:
             async with asyncio.timeout(self._timeout):
                 message = await self._client.messages.create(
                     model=self._model,
                     max_tokens=MAX_TOKENS,
                     system=INSTRUCTIONS,
-                    messages=[{"role": "user", "content": user_message(question, passages)}],
+                    messages=[{"role": "user", "content": prompt}],
                     tools=[cast(Any, TOOL)],
                     tool_choice={"type": "tool", "name": TOOL_NAME},
                 )

@@ -70,6 +70,8 @@ def normalise_breaks(text: str) -> str:
 
 def fold(line: str) -> str:
     """Plain letters, no accents or invisibles, look-alikes as ASCII, dashes as ``-``."""
+    if line.isascii():
+        return line  # nothing to fold, and most lines are plain ASCII
     out = []
     for ch in unicodedata.normalize("NFKD", line).translate(_LOOK_ALIKES):
         category = unicodedata.category(ch)

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.answer.composer import Usage
+from bot.answer.composer import Answer, Usage
 from bot.errors import StoreError, UsageError
 from bot.index.store import Store, now
 
 if TYPE_CHECKING:
+    from bot.answer.outcome import Outcome
     from bot.index.retriever import Result
 
 
@@ -61,6 +62,29 @@ class DeclineRow:
     question: str
     kind: str
     reason: str
+
+
+def asked_from(outcome: Outcome, origin: str, draft: Answer | None, total_ms: float) -> Asked:
+    """What to record of an outcome; a refused draft is kept for review, never shown."""
+    decline = outcome.decline
+    return Asked(
+        question=outcome.question,
+        query=outcome.query,
+        origin=origin,
+        passages=outcome.passages,
+        outcome=outcome.kind,
+        provider=outcome.provider,
+        model=outcome.model,
+        decline_kind=decline.kind if decline else None,
+        reason=decline.reason if decline else None,
+        answer=outcome.answer,
+        draft=(draft.text or None) if draft and decline else None,
+        citations=[c.n for c in outcome.citations],
+        stale=outcome.stale,
+        usage=outcome.usage,
+        compose_ms=outcome.compose_ms if draft else None,
+        total_ms=total_ms,
+    )
 
 
 async def record(store: Store, asked: Asked) -> Recorded:

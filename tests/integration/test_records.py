@@ -162,3 +162,15 @@ async def test_an_answer_from_a_source_past_its_interval_carries_a_caveat(setup)
     assert outcome.kind == "answered"
     assert outcome.stale == ("widgets",)
     assert await rows(engine, "SELECT stale FROM answers") == [('["widgets"]',)]
+
+
+async def test_passages_only_is_recorded_without_a_model(tmp_path):
+    estate = make_estate(tmp_path / "estate")
+    async with await Engine.open(answer_config(tmp_path, estate, "none")) as engine:
+        await engine.refresh()
+        outcome = await engine.ask(QUESTION)
+        assert (outcome.kind, outcome.provider, outcome.model) == ("passages", "none", None)
+        assert outcome.passages and outcome.answer is None
+        assert await rows(engine, "SELECT outcome, provider, model FROM answers") == [
+            ("passages", "none", None)
+        ]
