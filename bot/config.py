@@ -108,6 +108,9 @@ class Config:
     anthropic_base_url: str | None = None
     # The PATH the `claude` binary is looked up on (the claude-local provider).
     search_path: str | None = None
+    # The environment a provider's subprocess runs with: ours without phpbotscout's own
+    # secrets, which are meant for Discord, GitLab and the webhook, not for another program.
+    subprocess_env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def interval_for(self, source: str) -> float:
         """Return the refresh interval of one source, in seconds."""
@@ -324,6 +327,12 @@ def _secrets(env: Mapping[str, str]) -> Secrets:
     )
 
 
+def _without_own_secrets(env: Mapping[str, str]) -> dict[str, str]:
+    # ANTHROPIC_API_KEY stays: a claude binary signed in with it sends it where it belongs.
+    withheld = {"DISCORD_TOKEN", "GITLAB_TOKEN", "PHPBOTSCOUT_WEBHOOK_SECRET"}
+    return {k: v for k, v in env.items() if k not in withheld}
+
+
 def _anthropic_base_url(env: Mapping[str, str]) -> str | None:
     value = env.get("ANTHROPIC_BASE_URL", "").strip()
     if not value:
@@ -440,6 +449,7 @@ def _build(
         secrets=secrets,
         anthropic_base_url=_anthropic_base_url(env),
         search_path=env.get("PATH"),
+        subprocess_env=_without_own_secrets(env),
     )
 
 

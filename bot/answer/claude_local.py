@@ -2,8 +2,9 @@
 
 It runs ``claude -p`` once per question with structured output (``--json-schema``), no tools
 and no saved session, the instructions as the system prompt and the fenced passages on
-standard input (never on the command line, where other users could read them). The binary's
-result object says whether it worked:
+standard input (never on the command line, where other users could read them), and with
+phpbotscout's own secrets (Discord, GitLab, webhook) removed from its environment. The
+binary's result object says whether it worked:
 
 * exit status 0, ``is_error`` false and a ``structured_output`` object: a draft;
 * exit status 0 but no ``structured_output``: the model never produced the structured
@@ -19,7 +20,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +55,13 @@ def command(binary: Path, model: str) -> list[str]:
 class ClaudeLocalComposer:
     """Composes by running the ``claude`` binary once per question."""
 
-    def __init__(self, binary: Path, model: str, timeout: float) -> None:
+    def __init__(
+        self, binary: Path, model: str, timeout: float, env: Mapping[str, str] | None = None
+    ) -> None:
         self._binary = binary
         self._model = model
         self._timeout = timeout
+        self._env = dict(env) if env is not None else None
 
     @property
     def provider(self) -> str:
@@ -79,6 +83,7 @@ class ClaudeLocalComposer:
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
+                env=self._env,
             )
         except OSError as exc:
             raise ProviderError(

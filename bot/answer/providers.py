@@ -43,4 +43,6 @@ def build_composer(config: Config) -> Composer | None:
             "it needs the claude binary, which is not on PATH: install Claude Code and sign "
             "in, or choose 'anthropic' (with ANTHROPIC_API_KEY) or 'none'",
         )
-    return ClaudeLocalComposer(Path(found), config.answer_model, config.answer_timeout)
+    return ClaudeLocalComposer(
+        Path(found), config.answer_model, config.answer_timeout, config.subprocess_env
+    )

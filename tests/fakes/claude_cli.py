@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 SCRIPT = r"""#!{python}
-import json, sys, time
+import json, os, sys, time
 from pathlib import Path
 
 here = Path(__file__).resolve().parent
@@ -30,7 +30,7 @@ while i < len(args):
     i += 2 if args[i] in takes_value else 1
 prompt = sys.stdin.read()
 with open(here / "calls.jsonl", "a", encoding="utf-8") as calls:
-    calls.write(json.dumps({{"argv": args, "stdin": prompt}}) + "\n")
+    calls.write(json.dumps({{"argv": args, "stdin": prompt, "env": dict(os.environ)}}) + "\n")
 behaviour = json.loads((here / "behaviour.json").read_text())
 time.sleep(behaviour.get("delay", 0))
 if behaviour.get("stderr"):

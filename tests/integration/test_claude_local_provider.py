@@ -16,7 +16,13 @@ QUESTION = "What frobnication depth should I set?"
 
 def claude_config(tmp_path, fake_claude, timeout=5.0):
     estate = make_estate(tmp_path / "estate")
-    env = {"PATH": str(fake_claude.directory)}
+    env = {
+        "PATH": str(fake_claude.directory),
+        "HOME": str(tmp_path),
+        "DISCORD_TOKEN": "discord-secret",
+        "GITLAB_TOKEN": "gitlab-secret",
+        "ANTHROPIC_API_KEY": "anthropic-key",
+    }
     return answer_config(tmp_path, estate, "claude-local", env=env, timeout=timeout)
 
 
@@ -56,6 +62,10 @@ async def test_structured_output_becomes_a_grounded_answer(engine, fake_claude):
     assert not any(
         "frobnication" in a for a in argv if a != argv[argv.index("--system-prompt") + 1]
     )
+    # It runs without phpbotscout's own secrets, and with what claude itself may need.
+    assert "DISCORD_TOKEN" not in call["env"] and "GITLAB_TOKEN" not in call["env"]
+    assert call["env"]["ANTHROPIC_API_KEY"] == "anthropic-key"
+    assert call["env"]["HOME"]
     fences = [line for line in call["stdin"].splitlines() if looks_like_delimiter(line)]
     assert fences[:2] == ["-----BEGIN PASSAGE 1-----", "-----END PASSAGE 1-----"]
     assert call["stdin"].rstrip().endswith(QUESTION)

@@ -174,3 +174,13 @@ async def test_passages_only_is_recorded_without_a_model(tmp_path):
         assert await rows(engine, "SELECT outcome, provider, model FROM answers") == [
             ("passages", "none", None)
         ]
+
+
+async def test_an_empty_or_overlong_question_is_a_usage_error_and_not_recorded(setup):
+    engine, composer = setup
+    with pytest.raises(UsageError, match="empty"):
+        await engine.ask("   \n ")
+    with pytest.raises(UsageError, match="keep it under"):
+        await engine.ask("why " * 2000)
+    assert await rows(engine, "SELECT * FROM questions") == []
+    assert composer.calls == []
