@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import anthropic
+from anthropic.types import Message
 
 from bot.answer.composer import Answer, Passage, Usage
 from bot.answer.prompt import INSTRUCTIONS, TOOL, TOOL_NAME, read_reply, user_message
@@ -85,7 +86,15 @@ class AnthropicComposer:
                 f"Could not reach {self._base_url}. Check the network, or ANTHROPIC_BASE_URL "
                 "if it is set, then ask again."
             ) from None
+        except (anthropic.AnthropicError, ValueError, TypeError, AttributeError) as exc:
+            # The SDK parses leniently and can trip over a body that is not a message at all;
+            # whatever it raises inside this one call is the provider's failure, not ours.
+            raise _unusable(self._base_url, type(exc).__name__) from None
         latency_ms = (time.perf_counter() - started) * 1000
+        if not isinstance(message, Message) or not isinstance(message.content, list):
+            raise _unusable(self._base_url, "not a message")
+        if message.usage is None:
+            raise _unusable(self._base_url, "no usage")
         usage = Usage(message.usage.input_tokens, message.usage.output_tokens)
         log.info(
             "composed with %s in %.0f ms (%s in, %s out tokens, stop %s)",
@@ -113,6 +122,13 @@ class AnthropicComposer:
     async def aclose(self) -> None:
         """Close the SDK's connection pool."""
         await self._client.close()
+
+
+def _unusable(base_url: str, why: str) -> ProviderError:
+    return ProviderError(
+        f"The reply from {base_url} was not a usable message ({why}). If ANTHROPIC_BASE_URL "
+        "points at a proxy, check it; otherwise ask again later."
+    )
 
 
 def _malformed(why: str, usage: Usage, latency_ms: float) -> Answer:

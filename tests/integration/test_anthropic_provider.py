@@ -243,3 +243,10 @@ async def test_concurrent_questions_are_answered_and_recorded_apart(engine, fake
         r.body["messages"][0]["content"].rsplit("\n", 1)[1] for r in fake_anthropic.received
     )
     assert asked == sorted(questions)
+
+
+@pytest.mark.parametrize("body", [{"foo": "bar"}, [], {"type": "message", "content": "x"}])
+async def test_a_reply_that_is_not_a_message_is_a_provider_error(engine, fake_anthropic, body):
+    fake_anthropic.script(Behaviour(200, body))
+    with pytest.raises(ProviderError, match="not a usable message"):
+        await engine.ask(QUESTION)
