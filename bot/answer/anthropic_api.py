@@ -104,11 +104,16 @@ class AnthropicComposer:
             usage.output_tokens,
             message.stop_reason,
         )
-        calls = [b for b in message.content if b.type == "tool_use" and b.name == TOOL_NAME]
+        # getattr: leniently parsed blocks need not have the attributes their type promises.
+        calls = [
+            b
+            for b in message.content
+            if getattr(b, "type", None) == "tool_use" and getattr(b, "name", None) == TOOL_NAME
+        ]
         if not calls:
             why = f"no {TOOL_NAME} tool call (stop reason {message.stop_reason})"
             return _malformed(why, usage, latency_ms)
-        reply = read_reply(calls[0].input)
+        reply = read_reply(getattr(calls[0], "input", None))
         if isinstance(reply, str):
             return _malformed(reply, usage, latency_ms)
         return Answer(reply.text, reply.citations, reply.declined, reply.reason, usage, latency_ms)

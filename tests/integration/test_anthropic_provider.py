@@ -141,6 +141,7 @@ ADVERSARIAL = {
         "no answer tool call",
     ),
     "empty-answer": (lambda n: tool_call("", [n]), "neither answered nor declined"),
+    "unknown-blocks": (lambda n: message([{"foo": 1}, "text"], "end_turn"), "no answer tool call"),
 }  # fmt: skip
 
 
