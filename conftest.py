@@ -1,10 +1,15 @@
-"""Fixtures shared by tests and features: an isolated home directory."""
+"""Fixtures shared by tests and features: an isolated home, the fake model providers."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fakes.claude_cli import FakeClaude
 
 
 @pytest.fixture
@@ -25,3 +30,26 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
     return home
+
+
+@pytest.fixture(scope="session")
+def _anthropic_server() -> Iterator[FakeAnthropic]:
+    server = FakeAnthropic().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake_anthropic(_anthropic_server: FakeAnthropic) -> Iterator[FakeAnthropic]:
+    """The fake Anthropic API on 127.0.0.1, with an empty script and no requests yet."""
+    _anthropic_server.reset()
+    yield _anthropic_server
+    _anthropic_server.reset()
+
+
+@pytest.fixture
+def fake_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeClaude:
+    """A fake ``claude`` binary, first on PATH."""
+    fake = FakeClaude(tmp_path / "fake-bin")
+    monkeypatch.setenv("PATH", f"{fake.directory}{os.pathsep}{os.environ.get('PATH', '')}")
+    return fake

@@ -22,6 +22,7 @@ from rich.table import Table
 
 from bot import bench, render
 from bot import config as config_module
+from bot.answer.backlog import parse_since
 from bot.config import Config
 from bot.engine import Engine
 from bot.errors import PhpbotscoutError
@@ -70,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument(
         "--limit", type=_positive_int, default=8, metavar="N", help="passages to retrieve (8)"
     )
+
+    gaps = commands.add_parser(
+        "gaps", help="declined questions, grouped by kind: the documentation-gap backlog"
+    )
+    gaps.add_argument(
+        "--since", metavar="DATE", help="only questions asked on or after DATE (2026-11-30)"
+    )
+    gaps.add_argument("--json", action="store_true", help="print one JSON object")
 
     bench_cmd = commands.add_parser("bench", help="run the retrieval benchmark")
     bench_cmd.add_argument("questions", type=Path, help="questions file (JSON Lines)")
@@ -207,38 +216,31 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
 
 
 async def cmd_ask(engine: Engine, args: argparse.Namespace, out: Console) -> int:
-    """Answer a question (passages only until a model is configured)."""
+    """Answer a question, or decline it (exit 0 either way)."""
     await engine.ensure_ready()
-    retrieval = await engine.retrieve(args.question, args.limit)
     if args.retrieval_only:
+        retrieval = await engine.retrieve(args.question, args.limit)
         if args.json:
             _print_json(render.retrieval_json(retrieval))
         else:
             print(render.retrieval_text(retrieval))
         return 0
-    stale = await engine.stale_sources(retrieval.results)
+    outcome = await engine.ask(args.question, args.limit)
     if args.json:
-        data = render.retrieval_json(retrieval)
-        _print_json(
-            {
-                "question": retrieval.question,
-                "outcome": "passages",
-                "answer": None,
-                "citations": [],
-                "decline": None,
-                "stale": stale,
-                "provider": "none",
-                "model": None,
-                "notice": render.NO_MODEL_NOTICE,
-                "passages": data["results"],
-            }
-        )
-        return 0
-    print(render.NO_MODEL_NOTICE)
-    print()
-    print(render.retrieval_text(retrieval))
-    if stale:
-        print(f"\nNote: {', '.join(stale)} has not been refreshed within its interval.")
+        _print_json(render.outcome_json(outcome))
+    else:
+        print(render.outcome_text(outcome))
+    return 0
+
+
+async def cmd_gaps(engine: Engine, args: argparse.Namespace, out: Console) -> int:
+    """List declined questions: the documentation-gap backlog."""
+    since = parse_since(args.since) if args.since else None
+    groups = await engine.gaps(since)
+    if args.json:
+        _print_json(render.gaps_json(groups, since))
+    else:
+        print(render.gaps_text(groups, since))
     return 0
 
 
@@ -262,6 +264,7 @@ HANDLERS: dict[str, Handler] = {
     "index sources": cmd_index_sources,
     "index status": cmd_index_status,
     "ask": cmd_ask,
+    "gaps": cmd_gaps,
 }
 
 

@@ -104,6 +104,14 @@ class Config:
     discord_api_url: str
     webhook_listen: tuple[str, int] | None
     secrets: Secrets = field(default_factory=Secrets)
+    # The Anthropic SDK's own ANTHROPIC_BASE_URL, read here so the engine never reads the
+    # environment itself; None means the SDK's default address.
+    anthropic_base_url: str | None = None
+    # The PATH the `claude` binary is looked up on (the claude-local provider).
+    search_path: str | None = None
+    # The environment a provider's subprocess runs with: ours without phpbotscout's own
+    # secrets, which are meant for Discord, GitLab and the webhook, not for another program.
+    subprocess_env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def interval_for(self, source: str) -> float:
         """Return the refresh interval of one source, in seconds."""
@@ -320,6 +328,19 @@ def _secrets(env: Mapping[str, str]) -> Secrets:
     )
 
 
+def _without_own_secrets(env: Mapping[str, str]) -> dict[str, str]:
+    # ANTHROPIC_API_KEY stays: a claude binary signed in with it sends it where it belongs.
+    withheld = {"DISCORD_TOKEN", "GITLAB_TOKEN", "PHPBOTSCOUT_WEBHOOK_SECRET"}
+    return {k: v for k, v in env.items() if k not in withheld}
+
+
+def _anthropic_base_url(env: Mapping[str, str]) -> str | None:
+    value = env.get("ANTHROPIC_BASE_URL", "").strip()
+    if not value:
+        return None
+    return _url("https", "http")("ANTHROPIC_BASE_URL", value)
+
+
 def data_dir(env: Mapping[str, str]) -> Path:
     """Return the per-user data directory (``$XDG_DATA_HOME/phpbotscout``)."""
     base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local/share")
@@ -428,6 +449,9 @@ def _build(
         discord_api_url=values["discord.api_url"],
         webhook_listen=values["webhook.listen"],
         secrets=secrets,
+        anthropic_base_url=_anthropic_base_url(env),
+        search_path=env.get("PATH"),
+        subprocess_env=_without_own_secrets(env),
     )
 
 

@@ -1,27 +1,38 @@
 """The engine: what the CLI and the Discord bot both call.
 
-One object holds the configuration, the open index and the retriever; every user-facing
-operation (refresh, explain sources, report status, retrieve passages) is a method here, so
-the terminal and Discord cannot drift apart.
+One object holds the configuration, the open index, the retriever and the composer; every
+user-facing operation (refresh, explain sources, report status, retrieve passages, answer a
+question, record a vote, list the gap backlog) is a method here, so the terminal and Discord
+cannot drift apart.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import replace as _replace
 from datetime import UTC, datetime
 
+from bot.answer import backlog
+from bot.answer.composer import Answer, Composer
+from bot.answer.grounding import settle
+from bot.answer.outcome import Outcome
+from bot.answer.providers import build_composer
 from bot.config import Config
-from bot.errors import EmptyIndexError
-from bot.index import catalog
+from bot.errors import EmptyIndexError, ProviderError, StoreError, UsageError
+from bot.index import catalog, records
 from bot.index.catalog import SourceState
 from bot.index.query import build_query
+from bot.index.records import Asked
 from bot.index.retriever import PASSAGES, FtsRetriever, Result, Retriever
 from bot.index.store import Store
 from bot.refresh import Progress, RefreshReport, refresh
 
 log = logging.getLogger(__name__)
+
+MAX_QUESTION_CHARS = 4000
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +56,18 @@ class SourceStatus:
 class Engine:
     """The configured index and everything that reads or refreshes it."""
 
-    def __init__(self, config: Config, store: Store, retriever: Retriever | None = None):
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        retriever: Retriever | None = None,
+        composer: Composer | None = None,
+    ):
         self.config = config
         self.store = store
         self.retriever: Retriever = retriever or FtsRetriever(store)
+        self._composer = composer
+        self._composer_built = composer is not None
 
     @classmethod
     async def open(cls, config: Config) -> Engine:
@@ -56,8 +75,12 @@ class Engine:
         return cls(config, await Store.open(config.index_path))
 
     async def close(self) -> None:
-        """Close the index."""
-        await self.store.close()
+        """Close the composer's connections and the index."""
+        try:
+            if self._composer is not None:
+                await self._composer.aclose()
+        finally:
+            await self.store.close()
 
     async def __aenter__(self) -> Engine:
         return self
@@ -99,10 +122,13 @@ class Engine:
         if self.config.embedded:
             await self.refresh()
         if await catalog.chunk_count(self.store) == 0:
-            raise EmptyIndexError(
-                f"The index at {self.config.index_path} holds no passages yet, so there is "
-                "nothing to answer from. Build it with 'python -m bot.cli index build'."
-            )
+            raise self._empty_index()
+
+    def _empty_index(self) -> EmptyIndexError:
+        return EmptyIndexError(
+            f"The index at {self.config.index_path} holds no passages yet, so there is "
+            "nothing to answer from. Build it with 'python -m bot.cli index build'."
+        )
 
     async def retrieve(self, question: str, limit: int = PASSAGES) -> Retrieval:
         """Select the passages for ``question``, exactly as the composer receives them."""
@@ -115,3 +141,84 @@ class Engine:
         return sorted(
             s.state.name for s in await self.status() if s.stale and s.state.name in names
         )
+
+    def composer(self) -> Composer | None:
+        """The configured composer (built on first use), or ``None`` for provider ``none``.
+
+        Raises:
+            ConfigError: the provider lacks its key or binary.
+        """
+        if not self._composer_built:
+            self._composer = build_composer(self.config)
+            self._composer_built = True
+        return self._composer
+
+    async def ask(self, question: str, limit: int = PASSAGES, *, origin: str = "cli") -> Outcome:
+        """Answer ``question`` from the index, or decline it; record what happened.
+
+        Safe to call concurrently: each call reads its own passages, asks the composer once
+        and records through the single writer. Nothing from one question reaches another.
+
+        Raises:
+            UsageError: the question is empty or too long.
+            ConfigError: the provider lacks its key or binary.
+            EmptyIndexError: nothing has been indexed.
+            StoreError: the index cannot be read or written.
+            ProviderError: the model could not be asked or failed (recorded as an error,
+                never as a decline).
+        """
+        started = time.perf_counter()
+        text = question.strip()
+        if not text:
+            raise UsageError("The question is empty: ask something, in quotes.")
+        if len(text) > MAX_QUESTION_CHARS:
+            raise UsageError(
+                f"The question is {len(text)} characters long; keep it under {MAX_QUESTION_CHARS}."
+            )
+        composer = self.composer()
+        provider = composer.provider if composer else self.config.answer_provider
+        retrieval = await self.retrieve(text, limit)
+        passages = retrieval.results
+        if not passages and await catalog.chunk_count(self.store) == 0:
+            raise self._empty_index()
+        stale = tuple(await self.stale_sources(passages)) if passages else ()
+        draft: Answer | None = None
+        if passages and composer is not None:
+            try:
+                draft = await composer.compose(text, passages)
+            except ProviderError as exc:
+                failed = Asked(
+                    text,
+                    retrieval.query,
+                    origin,
+                    passages,
+                    "error",
+                    provider,
+                    composer.model,
+                    reason=str(exc),
+                    stale=stale,
+                )
+                await self._record_failure(failed, started)
+                raise
+        model = composer.model if composer and draft else None
+        outcome = settle(text, retrieval.query, passages, stale, provider, model, draft)
+        asked = records.asked_from(outcome, origin, draft, (time.perf_counter() - started) * 1000)
+        ids = await records.record(self.store, asked)
+        log.info("question %s: %s", ids.question_id, outcome.kind)
+        return _replace(outcome, question_id=ids.question_id, answer_id=ids.answer_id)
+
+    async def _record_failure(self, asked: Asked, started: float) -> None:
+        total_ms = (time.perf_counter() - started) * 1000
+        try:
+            await records.record(self.store, _replace(asked, total_ms=total_ms))
+        except StoreError as exc:
+            # The provider's failure is what the asker must see; this one only goes to the log.
+            log.warning("could not record a failed question: %s", exc)
+
+    async def vote(self, answer_id: int, voter: str, helpful: bool) -> None:
+        """Record one voter's feedback on an answer; voting again changes the vote."""
+        await records.vote(self.store, answer_id, voter, helpful)
+
+    async def gaps(self, since: str | None = None) -> list[backlog.GapGroup]:
+        """The documentation-gap backlog: declined questions by kind, newest first."""
+        return backlog.group(await records.declines(self.store, since))

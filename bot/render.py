@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.answer.backlog import GapGroup
+from bot.answer.outcome import Citation, Outcome
 from bot.engine import Retrieval, SourceStatus
 from bot.index.catalog import SourceState
 from bot.index.retriever import Result
@@ -65,6 +67,132 @@ def retrieval_text(retrieval: Retrieval, *, excerpt_lines: int = 3) -> str:
         lines = [line for line in result.text.splitlines() if line.strip()][:excerpt_lines]
         for line in lines:
             out.append("    " + textwrap.shorten(line.strip(), 110, placeholder=" …"))
+        out.append("")
+    return "\n".join(out).rstrip()
+
+
+def citation_json(citation: Citation) -> dict[str, Any]:
+    """One cited passage as ``ask --json`` prints it."""
+    return {
+        "n": citation.n,
+        "url": citation.url,
+        "repo": citation.repo,
+        "path": citation.path,
+        "heading": citation.heading,
+        "symbol": citation.symbol,
+    }
+
+
+def outcome_json(outcome: Outcome) -> dict[str, Any]:
+    """The ``ask --json`` object.
+
+    An answer or a decline has exactly the documented keys. With no model configured the
+    outcome is ``passages``: no answer, no citations, no decline, ``model`` null, and a
+    ``notice`` saying why only passages are shown.
+    """
+    data: dict[str, Any] = {
+        "question": outcome.question,
+        "outcome": outcome.kind,
+        "answer": outcome.answer,
+        "citations": [citation_json(c) for c in outcome.citations],
+        "decline": (
+            {"kind": outcome.decline.kind, "reason": outcome.decline.reason}
+            if outcome.decline
+            else None
+        ),
+        "stale": list(outcome.stale),
+        "provider": outcome.provider,
+        "model": outcome.model,
+        "passages": [passage_json(i, r) for i, r in enumerate(outcome.passages, 1)],
+    }
+    if outcome.kind == "passages":
+        data["notice"] = NO_MODEL_NOTICE
+    return data
+
+
+_DECLINE_LEADS = {
+    "nothing_matched": "No answer: nothing in the index matches this question.",
+    "composer_declined": "No answer: the indexed documentation does not answer this question.",
+    "ungrounded": (
+        "No answer: an answer was drafted, but it could not be checked against the passages, "
+        "so it is not shown."
+    ),
+}
+
+
+def stale_caveat(stale: Sequence[str]) -> str:
+    """The caveat for answering from sources past their refresh interval."""
+    names = ", ".join(stale)
+    return (
+        f"Caveat: {names} {'has' if len(stale) == 1 else 'have'} not been refreshed within "
+        "the refresh interval, so this may be out of date."
+    )
+
+
+def outcome_text(outcome: Outcome) -> str:
+    """An outcome for a terminal: the answer and its sources, or why there is none."""
+    out: list[str] = []
+    if outcome.kind == "answered":
+        out += [outcome.answer or "", "", "Sources:"]
+        for c in outcome.citations:
+            where = c.symbol or c.heading
+            out.append(f"  [{c.n}] {c.repo} {c.path}" + (f" — {where}" if where else ""))
+            out.append(f"      {c.url}")
+    elif outcome.kind == "declined" and outcome.decline:
+        out.append(_DECLINE_LEADS[outcome.decline.kind])
+        if outcome.decline.kind != "nothing_matched":
+            out.append(f"Reason: {outcome.decline.reason}")
+        if outcome.passages:
+            searched = sorted({f"{p.repo} {p.path}" for p in outcome.passages})
+            out.append("Searched: " + "; ".join(searched[:5]) + (" …" if len(searched) > 5 else ""))
+        out.append("Recorded as a documentation gap ('python -m bot.cli gaps' lists them).")
+    else:
+        retrieval = Retrieval(outcome.question, outcome.query, outcome.passages)
+        out += [NO_MODEL_NOTICE, "", retrieval_text(retrieval)]
+    if outcome.stale and outcome.kind != "declined":
+        out += ["", stale_caveat(outcome.stale)]
+    return "\n".join(out)
+
+
+def gaps_json(groups: Sequence[GapGroup], since: str | None) -> dict[str, Any]:
+    """The ``gaps --json`` object."""
+    return {
+        "since": since,
+        "declines": sum(g.declines for g in groups),
+        "groups": [
+            {
+                "kind": g.kind,
+                "declines": g.declines,
+                "gaps": [
+                    {
+                        "question": gap.question,
+                        "reason": gap.reason,
+                        "times": gap.times,
+                        "last_asked": gap.last_asked,
+                        "first_asked": gap.first_asked,
+                        "question_ids": list(gap.question_ids),
+                    }
+                    for gap in g.gaps
+                ],
+            }
+            for g in groups
+        ],
+    }
+
+
+def gaps_text(groups: Sequence[GapGroup], since: str | None) -> str:
+    """The gap backlog for a terminal, newest first within each kind."""
+    total = sum(g.declines for g in groups)
+    when = f" since {since}" if since else ""
+    if not total:
+        return f"No declined questions{when}: no documentation gaps recorded."
+    out = [f"{total} declined question{'s' if total != 1 else ''}{when}, newest first.", ""]
+    for g in groups:
+        out.append(f"{g.kind} ({g.declines})")
+        for gap in g.gaps:
+            times = f" ×{gap.times}" if gap.times > 1 else ""
+            out.append(f"  {gap.last_asked[:16].replace('T', ' ')}{times}  {gap.question}")
+            out.append(f"      {textwrap.shorten(gap.reason, 200, placeholder=' …')}")
         out.append("")
     return "\n".join(out).rstrip()
 

@@ -119,3 +119,22 @@ def test_a_token_is_never_configured_for_plain_http_off_loopback(tmp_path):
 def test_an_ssh_key_needs_pinned_host_keys(tmp_path):
     with pytest.raises(ConfigError, match=r"index\.ssh\.known_hosts"):
         _load(tmp_path, '[sources]\nlocal = ["."]\n[index.ssh]\nkey = "id"\n')
+
+
+def test_the_sdk_base_url_is_read_from_the_environment_and_checked(tmp_path):
+    env = {"HOME": str(tmp_path), "ANTHROPIC_BASE_URL": "http://127.0.0.1:8099/"}
+    assert config.load(None, env, tmp_path).anthropic_base_url == "http://127.0.0.1:8099"
+    assert config.load(None, {"HOME": str(tmp_path)}, tmp_path).anthropic_base_url is None
+    with pytest.raises(ConfigError, match="ANTHROPIC_BASE_URL") as caught:
+        config.load(None, {**env, "ANTHROPIC_BASE_URL": "api.example"}, tmp_path)
+    assert caught.value.exit_code == 2
+
+
+def test_the_provider_is_none_without_a_key_and_refused_without_what_it_needs(tmp_path):
+    from bot.answer.providers import build_composer
+
+    loaded = _load(tmp_path, '[sources]\nlocal = ["."]\n[answer]\nprovider = "anthropic"\n')
+    with pytest.raises(ConfigError, match="set ANTHROPIC_API_KEY"):
+        build_composer(loaded)
+    none = _load(tmp_path, '[sources]\nlocal = ["."]\n')
+    assert none.answer_provider == "none" and build_composer(none) is None

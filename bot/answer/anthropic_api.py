@@ -1,0 +1,156 @@
+"""The ``anthropic`` provider: the Messages API through the official SDK, tool use forced.
+
+The reply is forced through one tool whose input schema is the reply's shape, so the model
+cannot answer in free prose. Each answer has one deadline (``answer.timeout``) that covers
+the SDK's own retries too: the SDK honours any ``retry-after`` the server sends, however long,
+and a question must not wait on that. Failures become ``ProviderError`` with a message that
+says what to do and never contains the key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any, cast
+
+import anthropic
+from anthropic.types import Message
+
+from bot.answer.composer import Answer, Passage, Usage
+from bot.answer.prompt import INSTRUCTIONS, TOOL, TOOL_NAME, read_reply, user_message
+from bot.config import Secret
+from bot.errors import ProviderError
+
+log = logging.getLogger(__name__)
+
+MAX_TOKENS = 1024
+MAX_RETRIES = 2  # three attempts in all; the SDK retries 408, 409, 429 and 5xx
+PROVIDER = "anthropic"
+
+
+class AnthropicComposer:
+    """Composes with Claude through ``AsyncAnthropic``; one client per composer."""
+
+    def __init__(
+        self,
+        api_key: Secret,
+        model: str,
+        timeout: float,
+        *,
+        base_url: str | None = None,
+        max_retries: int = MAX_RETRIES,
+    ) -> None:
+        self._model = model
+        self._timeout = timeout
+        self._base_url = base_url or "the Anthropic API"
+        # base_url is passed only when configured, so the SDK keeps its own default.
+        options: dict[str, Any] = {"base_url": base_url} if base_url else {}
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key.reveal(), timeout=timeout, max_retries=max_retries, **options
+        )
+
+    @property
+    def provider(self) -> str:
+        """``anthropic``."""
+        return PROVIDER
+
+    @property
+    def model(self) -> str:
+        """The configured model id."""
+        return self._model
+
+    async def compose(self, question: str, passages: Sequence[Passage]) -> Answer:
+        """Ask the model, forcing the answer tool; see the module docstring for failures."""
+        prompt = user_message(question, passages)
+        started = time.perf_counter()  # from here on the time is the model's (and network's)
+        try:
+            async with asyncio.timeout(self._timeout):
+                message = await self._client.messages.create(
+                    model=self._model,
+                    max_tokens=MAX_TOKENS,
+                    system=INSTRUCTIONS,
+                    messages=[{"role": "user", "content": prompt}],
+                    tools=[cast(Any, TOOL)],
+                    tool_choice={"type": "tool", "name": TOOL_NAME},
+                )
+        except TimeoutError:
+            raise self._timed_out() from None
+        except anthropic.APITimeoutError:
+            raise self._timed_out() from None
+        except anthropic.APIStatusError as exc:
+            raise _status_error(exc) from None
+        except anthropic.APIConnectionError:
+            raise ProviderError(
+                f"Could not reach {self._base_url}. Check the network, or ANTHROPIC_BASE_URL "
+                "if it is set, then ask again."
+            ) from None
+        except (anthropic.AnthropicError, ValueError, TypeError, AttributeError) as exc:
+            # The SDK parses leniently and can trip over a body that is not a message at all;
+            # whatever it raises inside this one call is the provider's failure, not ours.
+            raise _unusable(self._base_url, type(exc).__name__) from None
+        latency_ms = (time.perf_counter() - started) * 1000
+        if not isinstance(message, Message) or not isinstance(message.content, list):
+            raise _unusable(self._base_url, "not a message")
+        if message.usage is None:
+            raise _unusable(self._base_url, "no usage")
+        usage = Usage(message.usage.input_tokens, message.usage.output_tokens)
+        log.info(
+            "composed with %s in %.0f ms (%s in, %s out tokens, stop %s)",
+            self._model,
+            latency_ms,
+            usage.input_tokens,
+            usage.output_tokens,
+            message.stop_reason,
+        )
+        # getattr: leniently parsed blocks need not have the attributes their type promises.
+        calls = [
+            b
+            for b in message.content
+            if getattr(b, "type", None) == "tool_use" and getattr(b, "name", None) == TOOL_NAME
+        ]
+        if not calls:
+            why = f"no {TOOL_NAME} tool call (stop reason {message.stop_reason})"
+            return _malformed(why, usage, latency_ms)
+        reply = read_reply(getattr(calls[0], "input", None))
+        if isinstance(reply, str):
+            return _malformed(reply, usage, latency_ms)
+        return Answer(reply.text, reply.citations, reply.declined, reply.reason, usage, latency_ms)
+
+    def _timed_out(self) -> ProviderError:
+        return ProviderError(
+            f"The model did not answer within answer.timeout ({self._timeout:g} s). "
+            "Ask again, or raise answer.timeout."
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK's connection pool."""
+        await self._client.close()
+
+
+def _unusable(base_url: str, why: str) -> ProviderError:
+    return ProviderError(
+        f"The reply from {base_url} was not a usable message ({why}). If ANTHROPIC_BASE_URL "
+        "points at a proxy, check it; otherwise ask again later."
+    )
+
+
+def _malformed(why: str, usage: Usage, latency_ms: float) -> Answer:
+    return Answer("", (), False, "", usage, latency_ms, malformed=why)
+
+
+def _status_error(exc: anthropic.APIStatusError) -> ProviderError:
+    detail = f"HTTP {exc.status_code}" + (f" {exc.type}" if exc.type else "")
+    if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
+        advice = "The key was refused: check ANTHROPIC_API_KEY."
+    elif isinstance(exc, anthropic.RateLimitError):
+        advice = "The API is rate-limiting this key even after retrying: ask again later."
+    elif isinstance(exc, anthropic.InternalServerError):
+        advice = "The API is failing or overloaded even after retrying: ask again later."
+    elif isinstance(exc, anthropic.NotFoundError):
+        advice = "Check answer.model: the API does not know this model."
+    else:
+        said = (exc.api_message or "")[:200]
+        advice = (f"It said: {said}. " if said else "") + "Check answer.model, then ask again."
+    return ProviderError(f"The Anthropic API answered {detail}. {advice}")

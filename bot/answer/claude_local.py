@@ -1,0 +1,153 @@
+"""The ``claude-local`` provider: a locally installed, already signed-in ``claude`` binary.
+
+It runs ``claude -p`` once per question with structured output (``--json-schema``), no tools
+and no saved session, the instructions as the system prompt and the fenced passages on
+standard input (never on the command line, where other users could read them), and with
+phpbotscout's own secrets (Discord, GitLab, webhook) removed from its environment. The
+binary's result object says whether it worked:
+
+* exit status 0, ``is_error`` false and a ``structured_output`` object: a draft;
+* exit status 0 but no ``structured_output``: the model never produced the structured
+  reply, so nothing can be grounded, and the question is declined (not an error);
+* ``is_error`` true, a non-zero exit, unreadable output or the deadline passing: the
+  provider failed (``ProviderError``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bot.answer.composer import Answer, Passage, Usage
+from bot.answer.prompt import INSTRUCTIONS, REPLY_SCHEMA, read_reply, user_message
+from bot.errors import ProviderError
+
+log = logging.getLogger(__name__)
+
+PROVIDER = "claude-local"
+
+
+def command(binary: Path, model: str) -> list[str]:
+    """The argument list for one non-interactive, tool-less, structured run."""
+    return [
+        str(binary),
+        "-p",
+        "--output-format",
+        "json",
+        "--json-schema",
+        json.dumps(REPLY_SCHEMA, separators=(",", ":")),
+        "--system-prompt",
+        INSTRUCTIONS,
+        "--tools",
+        "",
+        "--no-session-persistence",
+        "--model",
+        model,
+    ]
+
+
+class ClaudeLocalComposer:
+    """Composes by running the ``claude`` binary once per question."""
+
+    def __init__(
+        self, binary: Path, model: str, timeout: float, env: Mapping[str, str] | None = None
+    ) -> None:
+        self._binary = binary
+        self._model = model
+        self._timeout = timeout
+        self._env = dict(env) if env is not None else None
+
+    @property
+    def provider(self) -> str:
+        """``claude-local``."""
+        return PROVIDER
+
+    @property
+    def model(self) -> str:
+        """The model passed to ``--model``."""
+        return self._model
+
+    async def compose(self, question: str, passages: Sequence[Passage]) -> Answer:
+        """Run the binary; see the module docstring for what its result means."""
+        prompt = user_message(question, passages).encode("utf-8")
+        started = time.perf_counter()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *command(self._binary, self._model),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self._env,
+            )
+        except OSError as exc:
+            raise ProviderError(
+                f"Could not run {self._binary} ({exc.strerror or exc}). Check that the claude "
+                "binary is installed and executable, or set answer.provider to another provider."
+            ) from None
+        try:
+            async with asyncio.timeout(self._timeout):
+                out, err = await proc.communicate(prompt)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+            raise ProviderError(
+                f"claude did not answer within answer.timeout ({self._timeout:g} s). "
+                "Ask again, or raise answer.timeout."
+            ) from None
+        latency_ms = (time.perf_counter() - started) * 1000
+        result = _parse(out)
+        if proc.returncode != 0 or result is None or result.get("is_error") is not False:
+            raise ProviderError(_failure(proc.returncode, result, err))
+        usage = _usage(result.get("usage"))
+        log.info("composed with claude %s in %.0f ms", self._model, latency_ms)
+        if "structured_output" not in result:
+            return Answer(
+                "", (), False, "", usage, latency_ms,
+                malformed="claude finished without a structured reply",
+            )  # fmt: skip
+        reply = read_reply(result["structured_output"])
+        if isinstance(reply, str):
+            return Answer("", (), False, "", usage, latency_ms, malformed=reply)
+        return Answer(reply.text, reply.citations, reply.declined, reply.reason, usage, latency_ms)
+
+    async def aclose(self) -> None:
+        """Nothing to release: each question runs its own process."""
+
+
+def _parse(out: bytes) -> dict[str, Any] | None:
+    try:
+        data = json.loads(out.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _usage(data: object) -> Usage:
+    if not isinstance(data, dict):
+        return Usage()
+    tokens = [data.get("input_tokens"), data.get("output_tokens")]
+    ints = [t if isinstance(t, int) and not isinstance(t, bool) else None for t in tokens]
+    return Usage(ints[0], ints[1])
+
+
+def _failure(code: int | None, result: dict[str, Any] | None, stderr: bytes) -> str:
+    if result is None:
+        lines = stderr.decode("utf-8", errors="replace").strip().splitlines()
+        detail = f": {lines[-1][:200]}" if lines else ""
+        return (
+            f"claude exited with status {code} without a result{detail}. Run "
+            "'claude -p hello' to check that it is installed and signed in."
+        )
+    said = str(result.get("result") or "; ".join(map(str, result.get("errors") or [])))[:200]
+    return (
+        f"claude reported an error (exit status {code}, {result.get('subtype', 'no subtype')})"
+        + (f": {said}" if said else "")
+        + ". Run 'claude -p hello' to check that it is installed and signed in."
+    )

@@ -1,0 +1,106 @@
+r"""Fencing untrusted text so it cannot forge the passage delimiters (pure).
+
+Every passage reaches the model between a ``-----BEGIN PASSAGE n-----`` line and a
+``-----END PASSAGE n-----`` line, and the instructions say that nothing between them is an
+instruction. That only holds if passage text (and the question) cannot contain a line the
+model would take for one of those delimiters. So untrusted text is neutralised first:
+
+* every kind of line break becomes ``\n``, so what is inspected line by line is exactly
+  what the model sees line by line;
+* each line is *folded*: compatibility forms (full-width, mathematical letters) become plain
+  letters, accents and other combining marks and invisible characters are dropped, look-alike
+  letters from Cyrillic, Greek and small capitals become the ASCII letters they imitate, and
+  every kind of dash becomes ``-``;
+* a folded line in which the word BEGIN or END stands next to the word PASSAGE (or
+  PASSAGES), in any case, with any spacing or punctuation between and even inside the words,
+  is rewritten so that a marker separates them: ``END (quoted) PASSAGE``. The words stay
+  readable; the line no longer reads as a delimiter. "Next to" means nothing but spacing and
+  punctuation in between, and neither word glued to other letters, so ordinary words that
+  merely contain the letters (``append``, ``passages``) are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Characters Python (and so very likely the model's tokenizer) treats as line breaks.
+_LINE_BREAKS = re.compile(r"\r\n|[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+# Look-alike letters that NFKC leaves alone, mapped to the ASCII letter they imitate. Only
+# the letters of BEGIN, END and PASSAGE matter here.
+_LOOK_ALIKES = str.maketrans(
+    {
+        # Cyrillic
+        "а": "a", "А": "A", "в": "b", "В": "B", "ь": "b", "Ь": "b", "е": "e", "Е": "E",
+        "ё": "e", "Ё": "E", "ԁ": "d", "і": "i", "І": "I", "ӏ": "i", "Ӏ": "I", "р": "p",
+        "Р": "P", "ѕ": "s", "Ѕ": "S", "ց": "g", "ո": "n", "ҽ": "e",
+        # Greek
+        "α": "a", "Α": "A", "β": "b", "Β": "B", "ε": "e", "Ε": "E", "ι": "i", "Ι": "I",
+        "ν": "n", "Ν": "N", "ρ": "p", "Ρ": "P", "ϲ": "c",
+        # Latin small capitals and other stand-ins
+        "ᴀ": "a", "ʙ": "b", "ᴅ": "d", "ᴇ": "e", "ɢ": "g", "ɪ": "i", "ɴ": "n", "ᴘ": "p",
+        "ꜱ": "s", "ɑ": "a", "ɡ": "g", "ı": "i", "ɩ": "i", "ß": "ss", "ẞ": "SS",
+    }
+)  # fmt: skip
+
+_GAP = r"[^0-9a-z]*"  # anything but ASCII letters and digits (the pattern ignores case)
+_BETWEEN = r"[^a-z]*"  # between the two words a number may stand too: BEGIN 1 PASSAGE
+
+
+def _spaced(word: str) -> str:
+    return _GAP.join(word)
+
+
+# The two words side by side, not glued to other letters; letters may be spaced out.
+_DELIMITER_WORDS = re.compile(
+    rf"(?<![a-z])({_spaced('begin')}|{_spaced('end')}){_BETWEEN}({_spaced('passage')}(?:{_GAP}s)?)"
+    r"(?![a-z])",
+    re.IGNORECASE,
+)
+_DASH_RUN = re.compile(r"-{2,}")
+REMOVED_LINE = "[a line imitating a passage fence was removed here]"
+_DASHES = frozenset("\u2212\u2500\u2501\u2796\u2043\u02d7")  # dash-like but not category Pd
+
+
+def normalise_breaks(text: str) -> str:
+    r"""Turn every kind of line break into ``\n``."""
+    return _LINE_BREAKS.sub("\n", text)
+
+
+def fold(line: str) -> str:
+    """Plain letters, no accents or invisibles, look-alikes as ASCII, dashes as ``-``."""
+    if line.isascii():
+        return line  # nothing to fold, and most lines are plain ASCII
+    out = []
+    for ch in unicodedata.normalize("NFKD", line).translate(_LOOK_ALIKES):
+        category = unicodedata.category(ch)
+        if category in ("Cf", "Mn", "Me"):
+            continue  # zero-width characters and combining marks are invisible padding
+        out.append("-" if category == "Pd" or ch in _DASHES else ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def looks_like_delimiter(line: str) -> bool:
+    """Whether a line could be read as a passage delimiter, however it is disguised."""
+    return _DELIMITER_WORDS.search(fold(line)) is not None
+
+
+def neutralise_line(line: str) -> str:
+    """Rewrite one delimiter-like line so that it no longer reads as a delimiter."""
+    if not looks_like_delimiter(line):
+        return line
+    rewritten = fold(line)
+    for _ in range(3):
+        rewritten = _DELIMITER_WORDS.sub(
+            lambda m: f"{m.group(1).upper()} (quoted) {m.group(2).upper()}", rewritten
+        )
+        if not _DELIMITER_WORDS.search(rewritten):
+            return _DASH_RUN.sub("-", rewritten)
+    # Not reached by any input found so far; kept so that no input can defeat the rewrite.
+    return REMOVED_LINE
+
+
+def neutralise(text: str) -> str:
+    """Untrusted text with normalised line breaks and no line that reads as a delimiter."""
+    return "\n".join(neutralise_line(line) for line in normalise_breaks(text).split("\n"))

@@ -1,0 +1,89 @@
+Feature: Asking a question
+  Someone asks a question from the terminal. phpbotscout answers it from the indexed passages
+  with citations, or declines and records a documentation gap, and it keeps a failure of its
+  own apart from both.
+
+  Background:
+    Given a git repository "widgets" holding "docs/guide.md":
+      """
+      # Widget guide
+
+      ## Installing widgets
+
+      Run `widgetctl install` to install the widget service.
+
+      ## Tuning the frobnicator
+
+      Set `frobnication.depth` to seven in `widgets.toml`.
+      """
+    And a configuration indexing those repositories
+    And answers are composed by the Anthropic API
+    And the index has been built
+
+  Scenario: A grounded answer is printed with its citations
+    Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites "Tuning the frobnicator"
+    And the model was sent the passages fenced and numbered
+
+  Scenario: A grounded answer in the terminal lists its sources
+    Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?"`
+    Then the exit code is 0
+    And the output says "Set `frobnication.depth` to seven."
+    And the output says "Sources:"
+
+  Scenario: Nothing matching is declined without asking the model
+    When I run `python -m bot.cli ask "zyzzyva quux" --json`
+    Then the exit code is 0
+    And the question is declined as "nothing_matched"
+    And the model was not asked
+
+  Scenario: The model declines when the passages do not answer
+    Given the model declines because "The guide covers tuning, not colours."
+    When I run `python -m bot.cli ask "Which colours can a widget be?" --json`
+    Then the exit code is 0
+    And the question is declined as "composer_declined"
+    And the decline reason says "not colours"
+
+  Scenario: An answer citing a passage it was not given is not shown
+    Given the model answers "Set it to seven." citing passage 99
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the question is declined as "ungrounded"
+    And the decline reason says "cited passage 99"
+
+  Scenario: An answer naming an option no cited passage contains is not shown
+    Given the model answers "Set `frobnication.level` to 7." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the question is declined as "ungrounded"
+    And the decline reason says "`frobnication.level`"
+
+  Scenario: A failing provider is an error, not a decline
+    Given the model is overloaded
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error kind is "provider"
+    And the API key appears nowhere in the output
+
+  Scenario: Declined questions make up the documentation-gap backlog
+    Given the model declines because "The guide covers tuning, not colours."
+    And someone has asked "Which colours can a widget be?"
+    When I run `python -m bot.cli gaps --json`
+    Then the exit code is 0
+    And the backlog lists "Which colours can a widget be?" as "composer_declined"
+
+  Scenario: Without a model the passages are the result
+    Given answers are not composed
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the outcome is "passages"
+
+  Scenario: The Anthropic provider without a key is a configuration error
+    Given no Anthropic API key is set
+    When I run `python -m bot.cli ask "What frobnication depth should I set?"`
+    Then the exit code is 2
+    And the error says "ANTHROPIC_API_KEY"

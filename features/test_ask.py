@@ -1,0 +1,119 @@
+import pytest
+from pytest_bdd import given, parsers, scenarios, then
+
+from bot.answer.fence import looks_like_delimiter
+from bot.cli import main
+from features.conftest import World
+from tests.fakes.anthropic_server import KEY, citing, error, tool_call
+
+scenarios("ask.feature")
+
+
+def _set_answer(world: World, text: str) -> None:
+    path = world.root / "phpbotscout.toml"
+    path.write_text(path.read_text() + text)
+
+
+@given("answers are composed by the Anthropic API")
+def anthropic_answers(world, fake_anthropic, monkeypatch):
+    _set_answer(world, '\n[answer]\nprovider = "anthropic"\ntimeout = "5s"\n')
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+
+
+@given("answers are not composed")
+def no_model(world):
+    path = world.root / "phpbotscout.toml"
+    path.write_text(path.read_text().replace('provider = "anthropic"', 'provider = "none"'))
+
+
+@given("no Anthropic API key is set")
+def no_key(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+
+@given(parsers.parse('the model answers "{answer}" citing "{heading}"'))
+def model_answers_citing(fake_anthropic, answer, heading):
+    fake_anthropic.script(citing(answer, heading))
+
+
+@given(parsers.parse('the model answers "{answer}" citing passage {n:d}'))
+def model_answers_citing_number(fake_anthropic, answer, n):
+    fake_anthropic.script(tool_call(answer, [n]))
+
+
+@given(parsers.parse('the model declines because "{reason}"'))
+def model_declines(fake_anthropic, reason):
+    fake_anthropic.script(tool_call("", [], declined=True, reason=reason))
+
+
+@given("the model is overloaded")
+def model_overloaded(fake_anthropic):
+    fake_anthropic.script(error(529, "overloaded_error", "Overloaded", {"retry-after-ms": "5"}))
+
+
+@given(parsers.parse('someone has asked "{question}"'))
+def someone_asked(question, capsys: pytest.CaptureFixture[str]):
+    assert main(["ask", question]) == 0
+    capsys.readouterr()
+
+
+@then(parsers.parse('the outcome is "{kind}"'))
+def outcome_is(world, kind):
+    assert world.json()["outcome"] == kind, world.stdout
+
+
+@then(parsers.parse('the answer cites "{heading}"'))
+def answer_cites(world, heading):
+    data = world.json()
+    assert [c["heading"] for c in data["citations"]] == [heading]
+    assert data["decline"] is None
+    assert all(c["url"] for c in data["citations"])
+
+
+@then("the model was sent the passages fenced and numbered")
+def fenced(world, fake_anthropic):
+    [request] = fake_anthropic.received
+    assert request.body["tool_choice"] == {"type": "tool", "name": "answer"}
+    prompt = request.body["messages"][0]["content"]
+    fences = [line for line in prompt.splitlines() if looks_like_delimiter(line)]
+    count = len(world.json()["passages"])
+    assert fences == [
+        line
+        for n in range(1, count + 1)
+        for line in (f"-----BEGIN PASSAGE {n}-----", f"-----END PASSAGE {n}-----")
+    ]
+
+
+@then(parsers.parse('the question is declined as "{kind}"'))
+def declined_as(world, kind):
+    data = world.json()
+    assert data["outcome"] == "declined"
+    assert data["decline"]["kind"] == kind
+    assert data["answer"] is None and data["citations"] == []
+
+
+@then(parsers.parse('the decline reason says "{text}"'))
+def reason_says(world, text):
+    assert text in world.json()["decline"]["reason"]
+
+
+@then("the model was not asked")
+def not_asked(fake_anthropic):
+    assert fake_anthropic.received == []
+
+
+@then(parsers.parse('the error kind is "{kind}"'))
+def error_kind(world, kind):
+    assert world.json()["error"]["kind"] == kind
+
+
+@then(parsers.parse('the backlog lists "{question}" as "{kind}"'))
+def backlog_lists(world, question, kind):
+    groups = {g["kind"]: g for g in world.json()["groups"]}
+    assert [gap["question"] for gap in groups[kind]["gaps"]] == [question]
+
+
+@then("the API key appears nowhere in the output")
+def key_not_printed(world):
+    assert KEY not in world.stdout and KEY not in world.stderr

@@ -1,0 +1,196 @@
+"""A fake Anthropic Messages API on 127.0.0.1, served by aiohttp in a thread of its own.
+
+It answers ``POST /v1/messages`` with scripted behaviours, one per request, in order, and
+keeps every request it received (headers and JSON body) so tests can assert on what the real
+SDK sent. When the script runs out it repeats the last behaviour. Responses have the real
+API's shapes: a ``tool_use`` message, or the ``{"type": "error", ...}`` error object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+KEY = "sk-ant-test-0123456789abcdef"
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """One scripted response: a status, a JSON body, headers, and a delay before it."""
+
+    status: int = 200
+    body: Mapping[str, Any] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as the fake saw it."""
+
+    path: str
+    query: str
+    headers: Mapping[str, str]
+    body: Mapping[str, Any]
+    raw: bytes
+
+
+def tool_call(
+    answer: str = "",
+    citations: Any = (),
+    declined: bool = False,
+    reason: str = "",
+    *,
+    tool_input: Any = None,
+    name: str = "answer",
+    input_tokens: int = 812,
+    output_tokens: int = 64,
+) -> Behaviour:
+    """A message whose only content is one call of the answer tool."""
+    data = (
+        tool_input
+        if tool_input is not None
+        else {
+            "answer": answer,
+            "citations": list(citations),
+            "declined": declined,
+            "reason": reason,
+        }
+    )
+    return message([{"type": "tool_use", "id": "toolu_01Fake", "name": name, "input": data}],
+                   "tool_use", input_tokens, output_tokens)  # fmt: skip
+
+
+def message(
+    content: list[dict[str, Any]],
+    stop_reason: str,
+    input_tokens: int = 812,
+    output_tokens: int = 64,
+) -> Behaviour:
+    """A complete ``message`` response."""
+    return Behaviour(
+        body={
+            "id": "msg_01Fake",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-haiku-4-5",
+            "content": content,
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+        }
+    )
+
+
+def error(status: int, kind: str, text: str, headers: Mapping[str, str] | None = None) -> Behaviour:
+    """An API error with the real error body."""
+    return Behaviour(
+        status=status,
+        body={"type": "error", "error": {"type": kind, "message": text}, "request_id": "req_1"},
+        headers=dict(headers or {}),
+    )
+
+
+# A behaviour may depend on the request: it is then a function of the request body.
+Scripted = Behaviour | Callable[[Mapping[str, Any]], Behaviour]
+
+
+def passage_number(body: Mapping[str, Any], heading: str) -> int:
+    """The number the request gave the passage whose label names ``heading``."""
+    lines = body["messages"][0]["content"].splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("-----BEGIN PASSAGE ") and heading in lines[i + 1]:
+            return int(line.removeprefix("-----BEGIN PASSAGE ").rstrip("-"))
+    raise AssertionError(f"no passage headed {heading!r} in the request")
+
+
+def citing(answer: str, heading: str) -> Scripted:
+    """Answer ``answer``, citing whichever passage number ``heading`` was given."""
+    return lambda body: tool_call(answer, [passage_number(body, heading)])
+
+
+class FakeAnthropic:
+    """The fake server; ``start()`` it once, ``reset()`` it between tests."""
+
+    def __init__(self) -> None:
+        self.received: list[Received] = []
+        self._script: list[Scripted] = []
+        self._lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    def start(self) -> FakeAnthropic:
+        self._thread.start()
+        port = asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result(10)
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    async def _serve(self) -> int:
+        app = web.Application()
+        app.router.add_post("/v1/messages", self._messages)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.1, handler_cancellation=True)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        return int(server.sockets[0].getsockname()[1])
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+
+    def script(self, *behaviours: Scripted) -> None:
+        """Answer the next requests with ``behaviours``, in order (the last one repeats)."""
+        with self._lock:
+            self._script = list(behaviours)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._script = []
+            self.received = []
+
+    def _next(self) -> Scripted:
+        with self._lock:
+            if not self._script:
+                return error(500, "api_error", "the fake has no scripted response")
+            return self._script.pop(0) if len(self._script) > 1 else self._script[0]
+
+    async def _messages(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = {}
+        with self._lock:
+            self.received.append(
+                Received(request.path, request.query_string, dict(request.headers), body, raw)
+            )
+        auth = request.headers.get("Authorization", "")
+        if auth != f"Bearer {KEY}" and request.headers.get("x-api-key") != KEY:
+            return _json(error(401, "authentication_error", "invalid x-api-key"))
+        scripted = self._next()
+        behaviour = scripted if isinstance(scripted, Behaviour) else scripted(body)
+        if behaviour.delay:
+            await asyncio.sleep(behaviour.delay)
+        return _json(behaviour)
+
+
+def _json(behaviour: Behaviour) -> web.Response:
+    return web.Response(
+        status=behaviour.status,
+        text=json.dumps(behaviour.body),
+        content_type="application/json",
+        headers=dict(behaviour.headers),
+    )

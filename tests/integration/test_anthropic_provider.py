@@ -1,0 +1,253 @@
+"""The anthropic provider: the real SDK against the fake Messages API on 127.0.0.1."""
+
+import asyncio
+import sqlite3
+import time
+
+import pytest
+
+from bot.answer.fence import looks_like_delimiter
+from bot.answer.prompt import INSTRUCTIONS, REPLY_SCHEMA
+from bot.errors import ConfigError, ProviderError
+from tests.answering import (
+    answer_config,
+    anthropic_env,
+    make_estate,
+    number_of,
+    open_indexed,
+)
+from tests.fakes.anthropic_server import KEY, Behaviour, citing, error, message, tool_call
+
+QUESTION = "What frobnication depth should I set?"
+
+
+def config_for(tmp_path, fake_anthropic, timeout=5.0):
+    estate = make_estate(tmp_path / "estate")
+    env = anthropic_env(fake_anthropic.url)
+    return answer_config(tmp_path, estate, "anthropic", env=env, timeout=timeout)
+
+
+@pytest.fixture
+async def engine(tmp_path, fake_anthropic):
+    engine = await open_indexed(config_for(tmp_path, fake_anthropic))
+    yield engine
+    await engine.close()
+
+
+async def tuning(engine) -> int:
+    return number_of((await engine.retrieve(QUESTION)).results, "Tuning the frobnicator")
+
+
+async def answer_rows(engine):
+    rows = await engine.store.fetchall(
+        "SELECT outcome, decline_kind, reason, answer, draft, provider, model, input_tokens,"
+        " output_tokens FROM answers ORDER BY id"
+    )
+    return [tuple(r) for r in rows]
+
+
+async def test_a_grounded_answer_is_returned_with_its_citations(engine, fake_anthropic):
+    n = await tuning(engine)
+    fake_anthropic.script(tool_call("Set `frobnication.depth` to seven.", [n]))
+    outcome = await engine.ask(QUESTION)
+    assert outcome.kind == "answered"
+    assert outcome.answer == "Set `frobnication.depth` to seven."
+    assert [(c.n, c.heading) for c in outcome.citations] == [(n, "Tuning the frobnicator")]
+    assert outcome.citations[0].url == "https://widgets.example/guide/#tuning-the-frobnicator"
+    assert outcome.decline is None
+    assert (outcome.provider, outcome.model) == ("anthropic", "claude-haiku-4-5")
+    assert outcome.usage is not None and outcome.usage.input_tokens == 812
+    assert await answer_rows(engine) == [
+        ("answered", None, None, outcome.answer, None, "anthropic", "claude-haiku-4-5", 812, 64)
+    ]
+
+
+async def test_the_request_is_fenced_forced_and_carries_the_key_only_in_its_header(
+    engine, fake_anthropic
+):
+    n = await tuning(engine)
+    fake_anthropic.script(tool_call("Set `frobnication.depth` to seven.", [n]))
+    await engine.ask(QUESTION)
+    [seen] = fake_anthropic.received
+    assert (seen.path, seen.query) == ("/v1/messages", "")
+    body = seen.body
+    assert body["model"] == "claude-haiku-4-5"
+    assert body["tool_choice"] == {"type": "tool", "name": "answer"}
+    assert [t["name"] for t in body["tools"]] == ["answer"]
+    assert body["tools"][0]["input_schema"] == REPLY_SCHEMA
+    assert body["system"] == INSTRUCTIONS
+    [turn] = body["messages"]
+    assert turn["role"] == "user"
+    prompt = turn["content"]
+    passages = (await engine.retrieve(QUESTION)).results
+    fences = [line for line in prompt.splitlines() if looks_like_delimiter(line)]
+    expected = []
+    for i in range(1, len(passages) + 1):
+        expected += [f"-----BEGIN PASSAGE {i}-----", f"-----END PASSAGE {i}-----"]
+    assert fences == expected
+    assert "Set `frobnication.depth` to seven in `widgets.toml`." in prompt
+    assert prompt.rstrip().endswith(QUESTION)
+    # The key goes in the Authorization header and nowhere else.
+    assert seen.headers["Authorization"] == f"Bearer {KEY}"
+    assert KEY.encode() not in seen.raw
+    others = {k: v for k, v in seen.headers.items() if k.lower() != "authorization"}
+    assert not any(KEY in v for v in others.values())
+
+
+async def test_a_decline_from_the_model_is_a_composer_decline(engine, fake_anthropic):
+    fake_anthropic.script(
+        tool_call("", [], declined=True, reason="The guide covers tuning but not colours.")
+    )
+    outcome = await engine.ask("Which colours can a widget be?")
+    assert outcome.kind == "declined"
+    assert outcome.decline is not None
+    assert outcome.decline.kind == "composer_declined"
+    assert outcome.decline.reason == "The guide covers tuning but not colours."
+    assert outcome.answer is None and outcome.citations == ()
+
+
+# Each reply is made from the number of the passage that does answer the question.
+ADVERSARIAL = {
+    "cites-nothing": (lambda n: tool_call("Set it to seven.", []), "cited no passage"),
+    "cites-99": (lambda n: tool_call("Set `frobnication.depth` to 7.", [99]), "cited passage 99"),
+    "cites-0-and-right": (
+        lambda n: tool_call("Set `frobnication.depth` to 7.", [n, 0]),
+        "cited passage 0",
+    ),
+    "invented-identifier": (
+        lambda n: tool_call("Set `frobnication.level` to 7.", [n]),
+        "names `frobnication.level`, which no cited passage contains",
+    ),
+    "identifier-from-uncited-passage": (
+        lambda n: tool_call("Run `widgetctl install`, then set the depth to seven.", [n]),
+        "`widgetctl install`",
+    ),
+    "malformed": (
+        lambda n: tool_call(tool_input={"answer": 7, "citations": "one"}),
+        "could not be read",
+    ),
+    "missing-fields": (
+        lambda n: tool_call(tool_input={"text": "hi"}),
+        "lacks answer, citations, declined, reason",
+    ),
+    "citations-as-text": (
+        lambda n: tool_call(tool_input={"answer": "Seven.", "citations": [str(n)],
+                                        "declined": False, "reason": ""}),
+        "citations must be a list of passage numbers",
+    ),
+    "wrong-tool": (lambda n: tool_call("x", [n], name="other_tool"), "no answer tool call"),
+    "plain-text": (
+        lambda n: message([{"type": "text", "text": "Seven."}], "end_turn"),
+        "no answer tool call",
+    ),
+    "empty-answer": (lambda n: tool_call("", [n]), "neither answered nor declined"),
+    "unknown-blocks": (lambda n: message([{"foo": 1}, "text"], "end_turn"), "no answer tool call"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ADVERSARIAL)
+async def test_adversarial_replies_are_never_shown(engine, fake_anthropic, name):
+    make_reply, reason = ADVERSARIAL[name]
+    fake_anthropic.script(make_reply(await tuning(engine)))
+    outcome = await engine.ask(QUESTION)
+    assert outcome.kind == "declined"
+    assert outcome.answer is None and outcome.citations == ()
+    assert outcome.decline is not None
+    assert outcome.decline.kind == "ungrounded"
+    assert reason in outcome.decline.reason
+    [row] = await answer_rows(engine)
+    assert row[:2] == ("declined", "ungrounded")
+
+
+async def test_a_429_is_retried_and_then_answered(engine, fake_anthropic):
+    n = await tuning(engine)
+    fake_anthropic.script(
+        error(429, "rate_limit_error", "slow down", {"retry-after": "0"}),
+        tool_call("Set `frobnication.depth` to seven.", [n]),
+    )
+    outcome = await engine.ask(QUESTION)
+    assert outcome.kind == "answered"
+    retries = [r.headers.get("x-stainless-retry-count") for r in fake_anthropic.received]
+    assert retries == ["0", "1"]
+
+
+async def test_overloaded_every_time_is_an_error_after_bounded_retries(engine, fake_anthropic):
+    fake_anthropic.script(
+        error(529, "overloaded_error", "Overloaded", {"retry-after-ms": "10"}),
+    )
+    with pytest.raises(ProviderError, match="529 overloaded_error") as caught:
+        await engine.ask(QUESTION)
+    assert len(fake_anthropic.received) == 3  # the first try and two retries
+    assert caught.value.exit_code == 1
+    assert await answer_rows(engine) == [
+        ("error", None, str(caught.value), None, None, "anthropic", "claude-haiku-4-5", None,
+         None)
+    ]  # fmt: skip
+
+
+async def test_a_refused_key_is_an_error_naming_the_variable_not_the_key(tmp_path, fake_anthropic):
+    estate = make_estate(tmp_path / "estate")
+    wrong = "sk-ant-wrong-key-123"
+    config = answer_config(
+        tmp_path, estate, "anthropic", env=anthropic_env(fake_anthropic.url, key=wrong)
+    )
+    async with await open_indexed(config) as engine:
+        fake_anthropic.script(tool_call("never", [1]))
+        with pytest.raises(ProviderError) as caught:
+            await engine.ask(QUESTION)
+    assert len(fake_anthropic.received) == 1  # a 401 is not retried
+    message = str(caught.value)
+    assert "401" in message and "ANTHROPIC_API_KEY" in message
+    assert wrong not in message
+    database = sqlite3.connect(tmp_path / "index.sqlite")
+    dump = "\n".join(database.iterdump())
+    database.close()
+    assert wrong not in dump
+
+
+async def test_a_slow_model_is_an_error_within_the_timeout(tmp_path, fake_anthropic):
+    slow = tool_call("Set `frobnication.depth` to seven.", [1])
+    fake_anthropic.script(Behaviour(slow.status, slow.body, slow.headers, delay=10.0))
+    async with await open_indexed(config_for(tmp_path, fake_anthropic, 0.5)) as engine:
+        started = time.perf_counter()
+        with pytest.raises(ProviderError, match=r"within answer\.timeout \(0\.5 s\)"):
+            await engine.ask(QUESTION)
+        assert time.perf_counter() - started < 5.0
+
+
+async def test_nothing_matched_asks_no_model(engine, fake_anthropic):
+    outcome = await engine.ask("zyzzyva quux")
+    assert outcome.kind == "declined"
+    assert outcome.decline is not None and outcome.decline.kind == "nothing_matched"
+    assert outcome.model is None
+    assert fake_anthropic.received == []
+
+
+async def test_a_missing_key_is_a_configuration_error(tmp_path):
+    estate = make_estate(tmp_path / "estate")
+    config = answer_config(tmp_path, estate, "anthropic")
+    async with await open_indexed(config) as engine:
+        with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY") as caught:
+            await engine.ask(QUESTION)
+    assert caught.value.exit_code == 2
+
+
+async def test_concurrent_questions_are_answered_and_recorded_apart(engine, fake_anthropic):
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", "Tuning the frobnicator"))
+    questions = [f"What frobnication depth should I set for widget {i}?" for i in range(6)]
+    outcomes = await asyncio.gather(*(engine.ask(q) for q in questions))
+    assert [o.kind for o in outcomes] == ["answered"] * 6
+    assert [o.question for o in outcomes] == questions
+    assert len({o.answer_id for o in outcomes}) == 6
+    # Each request carried its own question and nothing of the others.
+    asked = sorted(
+        r.body["messages"][0]["content"].rsplit("\n", 1)[1] for r in fake_anthropic.received
+    )
+    assert asked == sorted(questions)
+
+
+@pytest.mark.parametrize("body", [{"foo": "bar"}, [], {"type": "message", "content": "x"}])
+async def test_a_reply_that_is_not_a_message_is_a_provider_error(engine, fake_anthropic, body):
+    fake_anthropic.script(Behaviour(200, body))
+    with pytest.raises(ProviderError, match="not a usable message"):
+        await engine.ask(QUESTION)

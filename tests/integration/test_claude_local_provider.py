@@ -1,0 +1,144 @@
+"""The claude-local provider: a fake ``claude`` executable first on PATH."""
+
+import json
+import time
+
+import pytest
+
+from bot.answer.fence import looks_like_delimiter
+from bot.answer.prompt import INSTRUCTIONS, REPLY_SCHEMA
+from bot.errors import ConfigError, ProviderError
+from tests.answering import answer_config, make_estate, number_of, open_indexed
+from tests.fakes.claude_cli import result
+
+QUESTION = "What frobnication depth should I set?"
+
+
+def claude_config(tmp_path, fake_claude, timeout=5.0):
+    estate = make_estate(tmp_path / "estate")
+    env = {
+        "PATH": str(fake_claude.directory),
+        "HOME": str(tmp_path),
+        "DISCORD_TOKEN": "discord-secret",
+        "GITLAB_TOKEN": "gitlab-secret",
+        "ANTHROPIC_API_KEY": "anthropic-key",
+    }
+    return answer_config(tmp_path, estate, "claude-local", env=env, timeout=timeout)
+
+
+@pytest.fixture
+async def engine(tmp_path, fake_claude):
+    engine = await open_indexed(claude_config(tmp_path, fake_claude))
+    yield engine
+    await engine.close()
+
+
+async def tuning(engine) -> int:
+    return number_of((await engine.retrieve(QUESTION)).results, "Tuning the frobnicator")
+
+
+def reply(answer="", citations=(), declined=False, reason=""):
+    return {"answer": answer, "citations": list(citations), "declined": declined, "reason": reason}
+
+
+async def test_structured_output_becomes_a_grounded_answer(engine, fake_claude):
+    n = await tuning(engine)
+    fake_claude.behave(stdout=result(reply("Set `frobnication.depth` to seven.", [n])))
+    outcome = await engine.ask(QUESTION)
+    assert outcome.kind == "answered"
+    assert [c.heading for c in outcome.citations] == ["Tuning the frobnicator"]
+    assert (outcome.provider, outcome.model) == ("claude-local", "claude-haiku-4-5")
+    assert outcome.usage is not None and outcome.usage.output_tokens == 70
+
+    [call] = fake_claude.calls()
+    argv = call["argv"]
+    assert argv[argv.index("--output-format") + 1] == "json"
+    assert json.loads(argv[argv.index("--json-schema") + 1]) == REPLY_SCHEMA
+    assert argv[argv.index("--system-prompt") + 1] == INSTRUCTIONS
+    assert argv[argv.index("--tools") + 1] == ""
+    assert argv[argv.index("--model") + 1] == "claude-haiku-4-5"
+    assert "-p" in argv and "--no-session-persistence" in argv
+    # The passages travel on standard input, fenced; never on the command line.
+    assert not any(
+        "frobnication" in a for a in argv if a != argv[argv.index("--system-prompt") + 1]
+    )
+    # It runs without phpbotscout's own secrets, and with what claude itself may need.
+    assert "DISCORD_TOKEN" not in call["env"] and "GITLAB_TOKEN" not in call["env"]
+    assert call["env"]["ANTHROPIC_API_KEY"] == "anthropic-key"
+    assert call["env"]["HOME"]
+    fences = [line for line in call["stdin"].splitlines() if looks_like_delimiter(line)]
+    assert fences[:2] == ["-----BEGIN PASSAGE 1-----", "-----END PASSAGE 1-----"]
+    assert call["stdin"].rstrip().endswith(QUESTION)
+
+
+async def test_a_decline_is_a_composer_decline(engine, fake_claude):
+    fake_claude.behave(stdout=result(reply(declined=True, reason="Nothing on colours.")))
+    outcome = await engine.ask("Which colours can a widget be?")
+    assert outcome.decline is not None
+    assert (outcome.decline.kind, outcome.decline.reason) == (
+        "composer_declined",
+        "Nothing on colours.",
+    )
+
+
+async def test_no_structured_output_is_an_ungrounded_decline_not_an_answer(engine, fake_claude):
+    fake_claude.behave(stdout=result(text="Set it to seven, I think.", with_structured=False))
+    outcome = await engine.ask(QUESTION)
+    assert outcome.kind == "declined"
+    assert outcome.decline is not None and outcome.decline.kind == "ungrounded"
+    assert "without a structured reply" in outcome.decline.reason
+    assert outcome.answer is None
+
+
+async def test_a_citation_outside_the_set_is_refused(engine, fake_claude):
+    fake_claude.behave(stdout=result(reply("Set `frobnication.depth` to seven.", [42])))
+    outcome = await engine.ask(QUESTION)
+    assert outcome.decline is not None and outcome.decline.kind == "ungrounded"
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "message"),
+    [
+        (
+            {"stdout": result(is_error=True, text="Invalid API key · Fix external API key"),
+             "exit": 1},
+            "Invalid API key",
+        ),
+        (
+            {"stdout": result(reply("x", [1]), is_error=True, subtype="error_max_turns"),
+             "exit": 0},
+            "error_max_turns",
+        ),
+        ({"stdout": "", "exit": 3, "stderr": "segmentation fault"}, "status 3"),
+        ({"stdout": "not json", "exit": 0}, "without a result"),
+        ({"stdout": result(reply("Set `frobnication.depth` to 7.", [1])), "exit": 2}, "status 2"),
+    ],
+    ids=["is-error", "is-error-exit-0", "crash", "garbage", "non-zero-exit-with-result"],
+)  # fmt: skip
+async def test_provider_failures_are_errors_not_declines(engine, fake_claude, behaviour, message):
+    fake_claude.behave(**behaviour)
+    with pytest.raises(ProviderError, match=message) as caught:
+        await engine.ask(QUESTION)
+    assert caught.value.exit_code == 1
+    rows = await engine.store.fetchall("SELECT outcome FROM answers")
+    assert [r[0] for r in rows] == ["error"]
+
+
+async def test_a_hung_binary_is_killed_at_the_timeout(tmp_path, fake_claude):
+    fake_claude.behave(stdout=result(reply("late", [1])), delay=30)
+    async with await open_indexed(claude_config(tmp_path, fake_claude, 0.5)) as engine:
+        started = time.perf_counter()
+        with pytest.raises(ProviderError, match=r"within answer\.timeout \(0\.5 s\)"):
+            await engine.ask(QUESTION)
+    assert time.perf_counter() - started < 5
+
+
+async def test_a_missing_binary_is_a_configuration_error(tmp_path):
+    estate = make_estate(tmp_path / "estate")
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    config = answer_config(tmp_path, estate, "claude-local", env={"PATH": str(empty)})
+    async with await open_indexed(config) as engine:
+        with pytest.raises(ConfigError, match="claude binary") as caught:
+            await engine.ask(QUESTION)
+    assert caught.value.exit_code == 2
