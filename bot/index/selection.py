@@ -3,6 +3,7 @@
 Rules (indexing reference, "How the passages are chosen"):
 
 - No document takes more than two slots: a changelog's entries all match a question alike.
+  In code, the document is a type with its methods (or a function or constant of its own).
 - Passages that give the same answer take one slot, the first: the same text once whitespace
   is normalised (a library copied into a second repository), or methods of one name on many
   types of one repository.
@@ -93,6 +94,17 @@ def _find(words: Sequence[str], parts: Sequence[str], start: int = 0) -> int:
     return -1
 
 
+def cap_unit(result: Selectable) -> tuple[int, str]:
+    """What the two-slot cap counts: a document, or in code a type with its methods.
+
+    A page is one document. A source file is not: it is a container of declarations, and
+    the unit its documentation is organised by is the type together with its methods
+    (``Map``, ``Map.Lookup``); independent functions and constants are units of their own.
+    """
+    owner = result.symbol.split(".", 1)[0] if result.symbol else ""
+    return result.document_id, owner
+
+
 def same_answer_key(result: Selectable) -> str:
     """What makes two passages give the same answer.
 
@@ -124,7 +136,7 @@ def select(
     best first; the output keeps the order slots were filled in.
     """
     chosen: list[T] = []
-    per_doc: dict[int, int] = {}
+    per_unit: dict[tuple[int, str], int] = {}
     seen_ids: set[int] = set()
     seen_text: set[str] = set()
 
@@ -132,7 +144,8 @@ def select(
         for result in results:
             if len(chosen) >= until:
                 return
-            if result.chunk_id in seen_ids or per_doc.get(result.document_id, 0) >= per_document:
+            unit = cap_unit(result)
+            if result.chunk_id in seen_ids or per_unit.get(unit, 0) >= per_document:
                 continue
             key = same_answer_key(result)
             if key in seen_text:
@@ -140,7 +153,7 @@ def select(
             chosen.append(result)
             seen_ids.add(result.chunk_id)
             seen_text.add(key)
-            per_doc[result.document_id] = per_doc.get(result.document_id, 0) + 1
+            per_unit[unit] = per_unit.get(unit, 0) + 1
 
     take(named, min(named_slots, limit))
     take(general, limit)

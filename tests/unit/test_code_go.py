@@ -277,3 +277,17 @@ def test_invalid_utf8_is_replaced_not_fatal():
     source = b"package p\n\n// F says \xff\xfe hi.\nfunc F() {}\n"
     chunk = by_symbol(source)["F"]
     assert "\ufffd" in chunk.text
+
+
+def test_deprecated_symbols_and_code_rank_below_prose_at_equal_evidence():
+    from bot.corpus.code import chunk_code
+    from bot.corpus.code.source import CODE_WEIGHT, DEPRECATED_WEIGHT
+
+    source = (
+        b"package p\n\n"
+        b"// Old does it.\n//\n// Deprecated: use New.\nfunc Old() {}\n\n"
+        b"// New does it.\nfunc New() {}\n"
+    )
+    weights = {c.symbol: c.weight for c in chunk_code("p.go", source)}
+    assert weights["Old"] == CODE_WEIGHT * DEPRECATED_WEIGHT
+    assert weights["New"] == CODE_WEIGHT

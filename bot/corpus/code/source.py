@@ -33,6 +33,22 @@ _GENERATED_WORD = re.compile(r"\bgenerated\b", re.IGNORECASE)
 _DO_NOT_EDIT = re.compile(r"\bdo not edit\b", re.IGNORECASE)
 
 
+# Go's "Deprecated:" paragraph, Python's Sphinx directive, Rust's attribute.
+_DEPRECATED = re.compile(r"^\s*(?://|#|///)?\s*Deprecated:|\.\. deprecated::|#\[deprecated", re.M)
+# A symbol's doc comment is a few lines, where a docs section says the same in paragraphs;
+# BM25's length normalisation favours the short one, so at equal evidence prose goes first.
+CODE_WEIGHT = 0.9
+DEPRECATED_WEIGHT = 0.5
+
+
+def ranking_weight(text: str) -> float:
+    """A code passage's ranking multiplier.
+
+    A deprecated symbol ranks lower still: a question should find what replaced it first.
+    """
+    return CODE_WEIGHT * (DEPRECATED_WEIGHT if _DEPRECATED.search(text) else 1.0)
+
+
 class Unchunkable(Exception):
     """A code file that yields no chunks, with the reason (generated, unparsable, ...)."""
 
@@ -137,6 +153,7 @@ class SourceLines:
                     anchor="",
                     symbol=symbol.symbol,
                     terms=terms,
+                    weight=ranking_weight(text),
                 )
             )
         return out

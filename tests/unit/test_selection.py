@@ -1,0 +1,67 @@
+from dataclasses import dataclass
+
+from bot.index.selection import named_sources, select, without_names
+
+
+@dataclass(frozen=True)
+class P:
+    chunk_id: int
+    document_id: int
+    text: str
+    repo: str = "r"
+    symbol: str = ""
+
+
+def test_no_document_takes_more_than_two_slots():
+    results = [P(i, 1, f"entry {i}") for i in range(5)] + [P(9, 2, "other")]
+    chosen = select([], results, limit=8, named_slots=6)
+    assert [p.chunk_id for p in chosen] == [0, 1, 9]
+
+
+def test_in_code_the_unit_is_a_type_with_its_methods():
+    results = [
+        P(1, 7, "a", symbol="Map.Lookup"),
+        P(2, 7, "b", symbol="Map.Update"),
+        P(3, 7, "c", symbol="Map"),
+        P(4, 7, "d", symbol="ErrKeyNotExist"),
+    ]
+    chosen = select([], results, limit=8, named_slots=6)
+    assert [p.chunk_id for p in chosen] == [1, 2, 4]
+
+
+def test_the_same_text_twice_takes_one_slot():
+    results = [P(1, 1, "same  text\n"), P(2, 2, "same text"), P(3, 3, "different")]
+    assert [p.chunk_id for p in select([], results, 8, 6)] == [1, 3]
+
+
+def test_one_method_on_many_types_takes_one_slot():
+    results = [
+        P(1, 1, "TakesValue returns true", symbol="BoolFlag.TakesValue"),
+        P(2, 2, "TakesValue returns true", symbol="PathFlag.TakesValue"),
+        P(3, 3, "x", symbol="PathFlag.Apply"),
+        P(4, 4, "y", repo="other", symbol="BoolFlag.TakesValue"),
+    ]
+    assert [p.chunk_id for p in select([], results, 8, 6)] == [1, 3, 4]
+
+
+def test_named_slots_come_first_then_the_full_question_then_named_again():
+    named = [P(i, 100 + i, f"named {i}") for i in range(10)]
+    general = [P(50 + i, 200 + i, f"general {i}") for i in range(3)]
+    chosen = select(named, general, limit=8, named_slots=3)
+    assert [p.chunk_id for p in chosen] == [0, 1, 2, 50, 51, 52, 3, 4]
+
+
+def test_a_source_is_named_by_its_words_in_order():
+    names = ["urfave-cli", "go-cty", "cobra", "group/go/config"]
+    assert named_sources("urfave cli v2: flags from files?", names) == ["urfave-cli"]
+    assert named_sources("Cobra hooks", names) == ["cobra"]
+    assert named_sources("cli urfave", names) == []
+    assert named_sources("how does config precedence work in group/go/config", names) == [
+        "group/go/config"
+    ]
+
+
+def test_names_are_removed_from_the_question_for_the_named_search():
+    assert without_names("How do urfave-cli flags work in urfave cli", ["urfave-cli"]) == (
+        "How do flags work in"
+    )
