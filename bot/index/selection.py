@@ -57,17 +57,32 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def named_sources(question: str, names: Iterable[str]) -> list[str]:
-    """The sources whose whole name appears in the question as consecutive words.
+def spoken_names(name: str) -> list[str]:
+    """How a question may name a source.
 
-    ``urfave-cli`` is named by "urfave cli" or "urfave-cli"; ``go/config`` by "go/config".
+    By its whole name, or, for a forge path, by the path below its top-level group
+    (``acme/go/config`` is named by "go/config").
+    """
+    names = [name]
+    if "/" in name:
+        names.append(name.split("/", 1)[1])
+    return names
+
+
+def named_sources(question: str, names: Iterable[str]) -> list[str]:
+    """The sources named in the question as consecutive words.
+
+    ``urfave-cli`` is named by "urfave cli" or "urfave-cli"; ``acme/go/config`` by
+    "go/config" or "acme/go/config".
     """
     words = [w.lower() for w in _words(question)]
     found = []
     for name in names:
-        parts = [p.lower() for p in _words(name)]
-        if parts and _find(words, parts) >= 0:
-            found.append(name)
+        for spoken in spoken_names(name):
+            parts = [p.lower() for p in _words(spoken)]
+            if parts and _find(words, parts) >= 0:
+                found.append(name)
+                break
     return found
 
 
@@ -76,8 +91,8 @@ def without_names(question: str, names: Iterable[str]) -> str:
     words = _words(question)
     lowered = [w.lower() for w in words]
     keep = [True] * len(words)
-    for name in names:
-        parts = [p.lower() for p in _words(name)]
+    for spoken in (s for name in names for s in spoken_names(name)):
+        parts = [p.lower() for p in _words(spoken)]
         start = 0
         while parts and (at := _find(lowered, parts, start)) >= 0:
             for i in range(at, at + len(parts)):

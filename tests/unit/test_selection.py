@@ -65,3 +65,10 @@ def test_names_are_removed_from_the_question_for_the_named_search():
     assert without_names("How do urfave-cli flags work in urfave cli", ["urfave-cli"]) == (
         "How do flags work in"
     )
+
+
+def test_a_forge_source_is_also_named_by_its_path_below_the_group():
+    names = ["acme/go/config", "acme/widgets"]
+    assert named_sources("precedence in go/config?", names) == ["acme/go/config"]
+    assert named_sources("widgets tuning", names) == ["acme/widgets"]
+    assert without_names("precedence in go/config", ["acme/go/config"]) == "precedence in"
