@@ -103,11 +103,14 @@ class Engine:
         return await catalog.sources(self.store)
 
     async def status(self, at: datetime | None = None) -> list[SourceStatus]:
-        """Every admitted source's freshness against its refresh interval."""
+        """The freshness of every source answers come from, against its refresh interval.
+
+        That is every admitted source, and every unresolved one that still has an index.
+        """
         moment = at or datetime.now(UTC)
         out = []
         for state in await catalog.sources(self.store):
-            if state.verdict != "admitted":
+            if state.verdict == "rejected" or (state.verdict != "admitted" and not state.chunks):
                 continue
             interval = self.config.interval_for(state.name)
             out.append(SourceStatus(state, interval, state.is_stale(interval, moment)))

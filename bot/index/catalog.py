@@ -73,12 +73,6 @@ async def source(store: Store, name: str) -> SourceState | None:
     return next((s for s in await sources(store) if s.name == name), None)
 
 
-async def admitted_names(store: Store) -> list[str]:
-    """Names of the sources answers may cite."""
-    rows = await store.fetchall("SELECT name FROM sources WHERE verdict = 'admitted' ORDER BY name")
-    return [row[0] for row in rows]
-
-
 async def fingerprints(store: Store, name: str) -> dict[str, str]:
     """Each indexed path of a source and the fingerprint it was indexed with."""
     rows = await store.fetchall("SELECT path, fingerprint FROM documents WHERE source = ?", (name,))
@@ -89,6 +83,6 @@ async def chunk_count(store: Store) -> int:
     """How many retrievable chunks the index holds from admitted sources."""
     row = await store.fetchone(
         "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
-        "JOIN sources s ON s.name = d.source WHERE s.verdict = 'admitted'"
+        "JOIN sources s ON s.name = d.source WHERE s.verdict != 'rejected'"
     )
     return int(row[0]) if row else 0

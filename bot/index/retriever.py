@@ -68,6 +68,10 @@ class Retriever(Protocol):
         ...
 
 
+# Admitted sources are answered from, and so are unresolved ones: unresolved means a fact could
+# not be checked this run, not that the source stopped qualifying, so its last index stands.
+SERVED_SOURCES_SQL = "SELECT name FROM sources WHERE verdict != 'rejected'"
+
 _RANK_SQL = """
 SELECT {table}.rowid, bm25({table}, {weights}) FROM {table} {source_join}
 WHERE {table} MATCH ? {source_filter} ORDER BY bm25({table}, {weights}) LIMIT ?
@@ -81,7 +85,7 @@ SELECT c.id, c.document_id, d.source, d.path, d.kind, d.page_url, d.commit_sha, 
 FROM chunks c
 JOIN documents d ON d.id = c.document_id
 JOIN sources s ON s.name = d.source
-WHERE c.id IN ({ids}) AND s.verdict = 'admitted'
+WHERE c.id IN ({ids}) AND s.verdict != 'rejected'
 """
 
 
@@ -178,7 +182,7 @@ class FtsRetriever:
         return await self._store.fetchall(sql, tuple(ids))
 
     async def _source_names(self) -> list[str]:
-        rows = await self._store.fetchall("SELECT name FROM sources WHERE verdict = 'admitted'")
+        rows = await self._store.fetchall(SERVED_SOURCES_SQL)
         return [row[0] for row in rows]
 
 

@@ -139,3 +139,17 @@ async def test_missing_paths_are_unresolved_not_fatal(tmp_path, estate):
         assert len(report.outcomes) == 2
         verdicts = {s.name: (s.verdict, s.clause) for s in await engine.sources()}
         assert verdicts["nowhere"] == ("unresolved", "missing")
+
+
+async def test_an_unresolved_source_keeps_answering_from_its_last_index(tmp_path, estate):
+    async with await Engine.open(
+        _config(tmp_path, estate / "widgets", estate / "gadgets")
+    ) as engine:
+        await engine.refresh()
+        (estate / "widgets").rename(tmp_path / "elsewhere")  # an unmounted disk, say
+        await engine.refresh()
+        verdicts = {s.name: (s.verdict, s.clause) for s in await engine.sources()}
+        assert verdicts["widgets"] == ("unresolved", "missing")
+        top = (await engine.retrieve("frobnication depth")).results[0]
+        assert top.repo == "widgets"
+        assert "widgets" in {s.state.name for s in await engine.status()}
