@@ -320,14 +320,7 @@ class GitLabSources:
         )
         await writer.write_source(self.store, source_plan)
         log.info("indexed %s (%s)", name, clone.action)
-        return _Outcome(
-            name,
-            "indexed",
-            written=len(source_plan.fresh),
-            kept=len(source_plan.kept),
-            chunks=sum(len(d.chunks) for d in source_plan.fresh),
-            skipped=len(source_plan.skipped),
-        )
+        return _Outcome.indexed(source_plan)
 
 
 def _resolve_release(

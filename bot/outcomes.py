@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from bot.index.writer import SourcePlan
 
 log = logging.getLogger("bot.refresh")
 
@@ -25,6 +28,19 @@ class SourceOutcome:
     skipped: int = 0  # files considered that yielded nothing
     seconds: float = 0.0
     error: str | None = None
+
+    @classmethod
+    def indexed(cls, plan: SourcePlan, seconds: float = 0.0) -> SourceOutcome:
+        """The outcome of writing ``plan``."""
+        return cls(
+            plan.name,
+            "indexed",
+            written=len(plan.fresh),
+            kept=len(plan.kept),
+            chunks=sum(len(d.chunks) for d in plan.fresh),
+            skipped=len(plan.skipped),
+            seconds=seconds,
+        )
 
 
 class Progress(Protocol):

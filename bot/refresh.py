@@ -213,12 +213,4 @@ async def refresh_local(
     finally:
         if snapshot is not None:
             snapshot.close()
-    return SourceOutcome(
-        name,
-        "indexed",
-        written=len(plan.fresh),
-        kept=len(plan.kept),
-        chunks=sum(len(d.chunks) for d in plan.fresh),
-        skipped=len(plan.skipped),
-        seconds=time.perf_counter() - started,
-    )
+    return SourceOutcome.indexed(plan, time.perf_counter() - started)
