@@ -28,10 +28,6 @@ from bot.engine import Engine
 from bot.errors import PhpbotscoutError
 from bot.refresh import RefreshReport, SourceOutcome
 
-log = logging.getLogger("bot.cli")
-
-SAMPLE_QUESTION = "How does phpbotscout choose which passages answer a question?"
-
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line, with help text for every command."""

@@ -128,10 +128,6 @@ class SourceLines:
         """
         return self.data[start:end].decode("utf-8", errors="replace")
 
-    def is_blank(self, line: int) -> bool:
-        """Whether 1-based ``line`` holds only whitespace."""
-        return not self.data[self.line_start(line) : self.line_end(line)].strip()
-
     def chunks(self, symbol: Symbol) -> list[Chunk]:
         """The chunks holding ``symbol``'s lines: one, or several when over the ceiling."""
         first = max(1, symbol.first_line)
