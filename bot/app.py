@@ -60,6 +60,10 @@ def build_bot(config: Config) -> hikari.GatewayBot:
         suppress_optimization_warning=True,
         intents=hikari.Intents.NONE,
         cache_settings=hikari.impl.CacheSettings(components=hikari.api.CacheComponents.NONE),
+        # hikari closes every REST connection after one request by default (a workaround for
+        # Windows); keeping them open saves a TCP and TLS handshake on each of the two to three
+        # requests an answer takes.
+        http_settings=hikari.impl.HTTPSettings(force_close_transports=False),
         rest_url=config.discord_api_url,
     )
 
@@ -218,6 +222,9 @@ class Service:
     async def stop(self, grace: float = ANSWER_GRACE) -> None:
         """Stop in order; the database closes last."""
         log.info("stopping: no new questions, refreshes cancelled")
+        bounded = self.composer
+        if bounded is not None:
+            log.info("model calls: at most %d at once (bound %d)", bounded.peak, bounded.limit)
         self.schedule.shutdown()
         if self.webhook is not None:
             await self.webhook.stop()

@@ -301,6 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # The model SDK's HTTP client logs every request at INFO: noise in a service's log.
+    for chatty in ("httpx", "httpx2"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     wants_json = bool(getattr(args, "json", False))
     try:
         config = config_module.load(args.config, os.environ, Path.cwd())

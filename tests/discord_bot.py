@@ -131,6 +131,11 @@ class BotThread:
         with self._lock:
             self._problems.append(f"loop: {context.get('message')}: {context.get('exception')!r}")
 
+    def problems_so_far(self) -> list[str]:
+        """The problems collected so far, left in place."""
+        with self._lock:
+            return list(self._problems)
+
     def take_problems(self) -> list[str]:
         """Every swallowed exception and ERROR log line since the last call."""
         with self._lock:

@@ -30,7 +30,13 @@ from bot.discord_format.message import (
     shorten,
     shorten_markdown,
 )
-from bot.errors import PhpbotscoutError, ProviderError, ShuttingDown, UsageError
+from bot.errors import (
+    EmptyIndexError,
+    PhpbotscoutError,
+    ProviderError,
+    ShuttingDown,
+    UsageError,
+)
 from bot.index.retriever import Result
 from bot.ratelimit import whole_seconds
 from bot.render import age_text
@@ -231,8 +237,18 @@ def error_reply(error: PhpbotscoutError | None, reference: str) -> Reply:
             f"The answering model failed, so I have no answer: {error} Try again in a minute; "
             f"if it keeps failing, tell a moderator {ref}."
         )
+    elif isinstance(error, EmptyIndexError):
+        # The engine's message names the index file: meant for the operator, not the channel.
+        text = (
+            "Nothing has been indexed yet, so there is nothing to answer from. Tell a "
+            f"moderator: the index needs building {ref}."
+        )
     else:
-        text = f"I can't answer right now: {error} Tell a moderator if this persists {ref}."
+        # Other failures (the index unreadable, say) carry file paths for the log only.
+        text = (
+            "I can't answer right now: the index could not be read. Try again in a minute; if "
+            f"it keeps happening, tell a moderator {ref}."
+        )
     return Reply(shorten(escape_markdown(text), CONTENT_LIMIT), ephemeral=True)
 
 

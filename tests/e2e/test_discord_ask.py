@@ -232,3 +232,40 @@ def test_queued_asks_are_answered_in_order_one_model_call_at_a_time(bot, discord
     assert replies[0].at < replies[1].at < replies[2].at
     assert all(r.embeds[0]["title"] == "Answer" for r in replies)
     assert composer.peak == 1 and composer.in_flight == 0
+
+
+def test_a_feedback_button_works_in_a_bot_that_never_saw_the_answer(bot, discord, fake_anthropic):
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", TUNING))
+    reply = ask(discord, "What frobnication depth?", next(USERS))
+    answer_id = last_answer_id(bot)
+    voter = next(USERS)
+    # A second bot on the same index, as after a restart: it holds no state about the message.
+    with FakeDiscord() as elsewhere:
+        restarted = BotThread(replace(bot.config, discord_api_url=elsewhere.api_url)).start()
+        try:
+            thanks = elsewhere.reply(elsewhere.press(reply, f"fb:{answer_id}:n", user=voter))
+        finally:
+            restarted.stop()
+        assert restarted.take_problems() == []
+    assert thanks.ephemeral and "not helpful" in thanks.content
+    votes = bot.run(
+        bot.engine.store.fetchall(
+            "SELECT voter, helpful FROM votes WHERE answer_id = ?", (answer_id,)
+        )
+    )
+    assert [tuple(v) for v in votes] == [(str(voter), 0)]
+
+
+def test_an_unexpected_failure_is_told_privately_with_a_reference_and_caught_by_the_fixture(
+    bot, discord, fake_anthropic
+):
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", TUNING))
+    discord.fail_next["PATCH /webhooks/"] = 400  # Discord refuses the edited answer, once
+    interaction = discord.command("ask", {"question": "What frobnication depth?"}, user=next(USERS))
+    told = discord.reply(interaction)
+    assert told.how == "followup" and told.ephemeral
+    assert "went wrong on my side" in told.content
+    assert f"reference {interaction.id}" in told.content
+    problems = bot.take_problems()  # what the fixture would otherwise fail the test with
+    assert any("BadRequestError" in p for p in problems), problems
+    assert any(f"interaction {interaction.id}: /ask failed unexpectedly" in p for p in problems)

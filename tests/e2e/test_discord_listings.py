@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.discord_bot import BotThread, ask, bot_config, build_index
+from tests.discord_bot import BotThread, ask, bot_config, build_index, wait_for
 from tests.fakes.discord import FakeDiscord
 from tests.gitrepo import make_repo
 
@@ -134,3 +134,12 @@ def test_without_a_model_the_passages_are_shown_with_links_and_mentions_defused(
     assert "<@\u200b123456789012345678>" in first["description"]
     assert reply.allowed_mentions == {"parse": []}
     assert reply.custom_ids == []
+
+
+def test_a_failing_button_listener_is_caught_by_the_fixture(bot, discord):
+    listed = command(discord, "sources")
+    discord.fail_next["POST /interactions/"] = 400
+    discord.press(listed, "src:page:2", user=next(USERS))
+    wait_for(lambda: any("BadRequestError" in p for p in bot.problems_so_far()))
+    problems = bot.take_problems()
+    assert any("a listener failed" in p for p in problems), problems

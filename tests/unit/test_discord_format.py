@@ -38,7 +38,7 @@ from bot.discord_format.message import (
     shorten_markdown,
 )
 from bot.engine import SourceStatus
-from bot.errors import ProviderError, ShuttingDown, UsageError
+from bot.errors import EmptyIndexError, ProviderError, ShuttingDown, StoreError, UsageError
 from bot.index.catalog import SourceState
 from bot.index.retriever import Result
 
@@ -206,6 +206,15 @@ def test_rate_limit_and_errors_are_ephemeral_and_say_what_to_do():
     assert "too long" in error_reply(UsageError("The question is too long."), "1").content
     unexpected = error_reply(None, "99")
     assert "tell a moderator" in unexpected.content and "reference 99" in unexpected.content
+
+
+def test_errors_naming_server_paths_are_not_repeated_in_the_channel():
+    empty = error_reply(
+        EmptyIndexError("The index at /srv/secret/index.sqlite holds nothing."), "5"
+    )
+    assert "/srv/secret" not in empty.content and "index needs building" in empty.content
+    broken = error_reply(StoreError("Searching the index at /srv/secret/x failed."), "6")
+    assert "/srv/secret" not in broken.content and "could not be read" in broken.content
 
 
 def test_feedback_ids_round_trip_and_anything_else_is_not_a_vote():
