@@ -234,10 +234,13 @@ class FakeDiscord:
         with self._lock:
             # A command synced to the guild says so, as Discord's does (lightbulb looks it up
             # among that guild's commands); otherwise it is a global command.
-            synced = [c for c in self.commands.get(guild, []) if c["name"] == name]
-        if synced:
-            data["id"] = synced[0]["id"]
+            in_guild = [c for c in self.commands.get(guild, []) if c["name"] == name]
+            in_global = [c for c in self.commands.get(None, []) if c["name"] == name]
+        if guild is not None and in_guild:
+            data["id"] = in_guild[0]["id"]
             data["guild_id"] = str(guild)
+        elif in_global:
+            data["id"] = in_global[0]["id"]
         if options:
             data["options"] = [
                 {"name": k, "type": 4 if isinstance(v, int) else 3, "value": v}
@@ -277,7 +280,7 @@ class FakeDiscord:
             "app_permissions": "2248473465835073",
             "locale": "en-GB",
             "guild_locale": "en-GB",
-            "context": 0,
+            "context": 0 if guild is not None else 1,  # a guild, or the bot's direct messages
             "attachment_size_limit": 10485760,
             "authorizing_integration_owners": {"0": str(guild or 0)},
             "channel_id": str(CHANNEL_ID),
