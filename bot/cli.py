@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gaps.add_argument("--json", action="store_true", help="print one JSON object")
 
+    commands.add_parser(
+        "serve",
+        help="run the Discord bot (/ask, /sources, /status) with the scheduled refresh "
+        "and, when configured, the push webhook",
+    )
+
     bench_cmd = commands.add_parser("bench", help="run the retrieval benchmark")
     bench_cmd.add_argument("questions", type=Path, help="questions file (JSON Lines)")
     bench_cmd.add_argument(
@@ -264,9 +270,19 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+async def cmd_serve(config: Config) -> int:
+    """Run the bot until SIGINT or SIGTERM."""
+    # Imported here: only serve needs the Discord stack, and the engine never imports it.
+    from bot.app import serve
+
+    return await serve(config)
+
+
 async def _run(args: argparse.Namespace, config: Config) -> int:
     if args.command == "bench":
         return await cmd_bench(args)
+    if args.command == "serve":
+        return await cmd_serve(config)
     name = args.command + (f" {args.index_command}" if args.command == "index" else "")
     async with await Engine.open(config) as engine:
         return await HANDLERS[name](engine, args, Console(highlight=False))
@@ -276,10 +292,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
+        # A service logs what it does; a one-shot command only what went wrong.
+        level=logging.INFO if args.verbose or args.command == "serve" else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # The model SDK's HTTP client logs every request at INFO: noise in a service's log.
+    for chatty in ("httpx", "httpx2"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     wants_json = bool(getattr(args, "json", False))
     try:
         config = config_module.load(args.config, os.environ, Path.cwd())

@@ -8,6 +8,7 @@ that names the key. Secrets are read only from the environment and never printed
 
 from __future__ import annotations
 
+import base64
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -102,6 +103,7 @@ class Config:
     discord_guilds: tuple[int, ...]
     discord_rate_limit: RateLimit
     discord_api_url: str
+    discord_max_concurrent_answers: int
     webhook_listen: tuple[str, int] | None
     secrets: Secrets = field(default_factory=Secrets)
     # The Anthropic SDK's own ANTHROPIC_BASE_URL, read here so the engine never reads the
@@ -246,6 +248,12 @@ def _path_list(key: str, value: object) -> tuple[_RawPath, ...]:
     return _string_list(key, value)
 
 
+def _answer_bound(key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 64:
+        raise _fail(key, value, "a whole number from 1 to 64")
+    return value
+
+
 def _timeout(key: str, value: object) -> float:
     seconds = parse_duration(key, value)
     if seconds > 600:
@@ -289,6 +297,12 @@ KEYS: tuple[Key, ...] = (
     Key("discord.guilds", _guild_list, (), "sync commands to these guilds (else globally)"),
     Key("discord.rate_limit", _rate_limit, RateLimit(3, 60.0), "asks per user per window"),
     Key("discord.api_url", _url("https", "http"), "https://discord.com/api/v10", "Discord REST"),
+    Key(
+        "discord.max_concurrent_answers",
+        _answer_bound,
+        4,
+        "model calls /ask may have in flight at once; later asks queue in order",
+    ),
     Key("webhook.listen", _listen, None, "HOST:PORT for the push webhook (off when unset)"),
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
@@ -447,6 +461,7 @@ def _build(
         discord_guilds=values["discord.guilds"],
         discord_rate_limit=values["discord.rate_limit"],
         discord_api_url=values["discord.api_url"],
+        discord_max_concurrent_answers=values["discord.max_concurrent_answers"],
         webhook_listen=values["webhook.listen"],
         secrets=secrets,
         anthropic_base_url=_anthropic_base_url(env),
@@ -478,6 +493,52 @@ def _check_forge(values: Mapping[str, Any], secrets: Secrets) -> None:
             "an https URL while GITLAB_TOKEN is set: the token is never sent in plain text "
             "(plain http is accepted only for a loopback address)",
         )
+
+
+def check_serve(config: Config) -> None:
+    """Refuse to start ``serve`` without what it needs, before anything connects.
+
+    Raises:
+        ConfigError: ``DISCORD_TOKEN`` is unset or not shaped like a bot token, or
+            ``webhook.listen`` is set without ``PHPBOTSCOUT_WEBHOOK_SECRET``.
+    """
+    token = config.secrets.discord_token
+    if token is None:
+        raise ConfigError(
+            "DISCORD_TOKEN",
+            "<unset>",
+            "serve needs the bot's token: copy it from the Bot page of your application in the "
+            "Discord developer portal into DISCORD_TOKEN (the environment, or an EnvironmentFile)",
+        )
+    if not _looks_like_bot_token(token.reveal()):
+        raise ConfigError(
+            "DISCORD_TOKEN",
+            "<hidden>",
+            "a bot token as the developer portal shows it (three parts separated by dots, the "
+            "first naming the bot's id); reset the token there and copy it again",
+        )
+    if config.webhook_listen is not None and config.secrets.webhook_secret is None:
+        host, port = config.webhook_listen
+        raise ConfigError(
+            "webhook.listen",
+            f"{host}:{port}",
+            "the push webhook needs a shared secret: set PHPBOTSCOUT_WEBHOOK_SECRET to the "
+            "secret token configured on the GitLab webhook, or unset webhook.listen",
+        )
+
+
+def _looks_like_bot_token(token: str) -> bool:
+    # The first part is the bot's user id in base64; Discord's client library refuses a token
+    # whose first part does not decode to digits, so it is checked here with a clear message.
+    parts = token.split(".")
+    if len(parts) != 3 or not all(parts):
+        return False
+    first = parts[0] + "=" * (-len(parts[0]) % 4)
+    try:
+        decoded = base64.b64decode(first, validate=True).decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return decoded.isdigit()
 
 
 def _unknown_key_hint(name: str) -> str:

@@ -93,10 +93,17 @@ class Engine:
         only: Sequence[str] = (),
         *,
         force: bool = False,
+        due_only: bool = False,
         progress: Progress | None = None,
     ) -> RefreshReport:
-        """Run THE refresh path (``index build`` and the scheduler both come here)."""
-        return await refresh(self.config, self.store, only=only, force=force, progress=progress)
+        """Run THE refresh path (``index build``, the scheduler and the webhook all come here).
+
+        ``due_only`` refreshes just the sources past their refresh interval (the scheduler's
+        way); ``only`` just the named ones.
+        """
+        return await refresh(
+            self.config, self.store, only=only, force=force, due_only=due_only, progress=progress
+        )
 
     async def sources(self) -> list[SourceState]:
         """Every candidate source with its verdict and the clause that decided it."""

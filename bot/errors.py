@@ -13,7 +13,9 @@ ephemeral reply.
           ├── SourceError            a repository could not be read or fetched
           │    └── ForgeError        the forge API failed
           │         └── RateLimited  the forge asked us to slow down; the run stops
-          └── ProviderError          the answering model failed
+          ├── ProviderError          the answering model failed
+          ├── DiscordError           Discord refused or could not be reached
+          └── ShuttingDown           serve is stopping; ask again shortly
 """
 
 from __future__ import annotations
@@ -89,3 +91,20 @@ class ProviderError(OperationalError):
     """The answering model could not be reached or answered unusably."""
 
     kind = "provider"
+
+
+class DiscordError(OperationalError):
+    """Discord refused the bot (a bad token) or could not be reached."""
+
+    kind = "discord"
+
+
+class ShuttingDown(OperationalError):
+    """``serve`` is stopping, so a question it can no longer answer is turned away."""
+
+    kind = "shutting_down"
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(
+            message or "The bot is restarting and can't answer this one. Ask again in a minute."
+        )

@@ -57,3 +57,32 @@ def test_the_engine_imports_without_the_discord_stack():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def _slash_commands() -> dict[str, str]:
+    """Every slash command the extensions define, with its description."""
+    import importlib
+
+    from bot.app import EXTENSIONS
+
+    found: dict[str, str] = {}
+    for name in EXTENSIONS:
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            data = getattr(value, "_command_data", None)
+            if data is not None and isinstance(value, type):
+                found[data.name] = data.description
+    return found
+
+
+def test_every_slash_command_has_a_description_a_scenario_and_a_docs_section():
+    features = "\n".join(p.read_text() for p in (ROOT / "features").glob("*.feature"))
+    docs = (ROOT / "docs/discord.md").read_text()
+    commands = _slash_commands()
+    assert set(commands) == {"ask", "sources", "status"}
+    for name, description in commands.items():
+        assert description, f"/{name} has no description"
+        assert re.search(rf"^\s+When someone runs /{name}\b", features, re.M), (
+            f"no Gherkin scenario runs /{name}"
+        )
+        assert f"## /{name}" in docs, f"docs/discord.md has no section for /{name}"

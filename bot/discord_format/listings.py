@@ -1,0 +1,199 @@
+"""What ``/sources`` and ``/status`` show (pure): verdicts, one source explained, freshness.
+
+``/sources`` pages through every source ten at a time; the page buttons carry the page
+number in their custom id, so they keep working after a restart. ``/sources NAME`` is the
+moderator's answer to "why does the bot not know about X?".
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from bot.discord_format.message import (
+    EMBED_DESCRIPTION_LIMIT,
+    Button,
+    Embed,
+    Reply,
+    discord_len,
+    escape_markdown,
+    fit_lines,
+    link,
+    safe_url,
+    shorten,
+)
+from bot.engine import SourceStatus
+from bot.index.catalog import SourceState
+from bot.render import age_text
+
+SOURCES_PREFIX = "src:page:"
+PAGE_SIZE = 10
+ENTRY_LIMIT = 380  # one source's line; ten of them stay far inside an embed
+
+_PAGE_ID = re.compile(r"src:page:(\d{1,6})")
+
+
+def sources_page_id(page: int) -> str:
+    """The custom id of a button that shows page ``page`` of ``/sources``."""
+    return f"{SOURCES_PREFIX}{page}"
+
+
+def parse_sources_page_id(custom_id: str) -> int | None:
+    """The page a ``/sources`` button asks for, or ``None`` if it is not one."""
+    m = _PAGE_ID.fullmatch(custom_id)
+    return int(m.group(1)) if m else None
+
+
+def page_count(items: int) -> int:
+    """How many pages ``items`` sources take (at least one)."""
+    return max(1, math.ceil(items / PAGE_SIZE))
+
+
+def _verdict_counts(states: Sequence[SourceState]) -> str:
+    counts = {v: sum(1 for s in states if s.verdict == v) for v in ("admitted", "rejected")}
+    unresolved = len(states) - counts["admitted"] - counts["rejected"]
+    return (
+        f"{len(states)} source{'s' if len(states) != 1 else ''}: {counts['admitted']} indexed, "
+        f"{counts['rejected']} rejected, {unresolved} unresolved."
+    )
+
+
+def sources_reply(states: Sequence[SourceState], page: int = 1) -> Reply:
+    """One page of every source's verdict and the clause that decided it."""
+    if not states:
+        return Reply(
+            "No sources are known yet: nothing has been discovered. An operator builds the "
+            "index with `python -m bot.cli index build`."
+        )
+    pages = page_count(len(states))
+    page = min(max(page, 1), pages)
+    shown = states[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    lines = [
+        shorten(
+            f"**{escape_markdown(s.name)}** — {s.verdict} by {escape_markdown(s.clause)}: "
+            f"{escape_markdown(s.detail)}",
+            ENTRY_LIMIT,
+        )
+        for s in shown
+    ]
+    title = "Sources" + (f" — page {page} of {pages}" if pages > 1 else "")
+    content = _verdict_counts(states) + " `/sources name:` explains one of them."
+    buttons: tuple[Button, ...] = ()
+    if pages > 1:
+        buttons = (
+            Button(sources_page_id(page - 1), "Previous", disabled=page == 1),
+            Button(sources_page_id(page + 1), "Next", disabled=page == pages),
+        )
+    return Reply(content, (Embed("\n".join(lines), title=title),), buttons)
+
+
+def _explain(state: SourceState) -> str:
+    clause = escape_markdown(state.clause)
+    detail = escape_markdown(state.detail)
+    if state.verdict == "admitted":
+        return f"**Indexed**: answers may cite it (admitted by {clause}: {detail})."
+    if state.verdict == "rejected":
+        return (
+            f"**Not indexed**: the {clause} rule rejected it: {detail}. Nothing from it is "
+            "read or cited while that holds."
+        )
+    return (
+        f"**Not indexed for now**: the {clause} check could not be completed: {detail}. It "
+        "is tried again on the next refresh."
+    )
+
+
+def source_reply(name: str, states: Sequence[SourceState], now: datetime) -> Reply:
+    """Why one repository is, or is not, indexed; close names when none is called that."""
+    wanted = name.strip().strip("/").lower()
+    state = next((s for s in states if s.name.lower() == wanted), None)
+    if state is None:
+        return _unknown_source(name, states)
+    lines = [_explain(state), ""]
+    facts = [
+        ("Where", escape_markdown(state.location)),
+        ("Project", link(state.web_url, state.web_url) if state.web_url else ""),
+        ("Docs site", link(state.site_url, state.site_url) if state.site_url else ""),
+        ("Indexed commit", (state.branch_commit or "")[:12]),
+        ("Last refreshed", _ago(state.refreshed_at, now)),
+        ("Holds", f"{state.documents} documents, {state.chunks} passages"),
+        ("Last error", escape_markdown(state.last_error or "")),
+        ("Release lookup", escape_markdown(state.release_error or "")),
+    ]
+    lines += [f"**{label}:** {value}" for label, value in facts if value]
+    text, _ = fit_lines(lines, EMBED_DESCRIPTION_LIMIT, lambda k: "…")
+    url = safe_url(state.web_url or state.site_url or "")
+    return Reply("", (Embed(text, title=shorten(state.name, 250), url=url),))
+
+
+def _unknown_source(name: str, states: Sequence[SourceState]) -> Reply:
+    names = [s.name for s in states]
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    parts = [f"No source called **{escape_markdown(shorten(name, 100))}** is known to the index."]
+    if close:
+        parts.append("Did you mean " + ", ".join(f"**{escape_markdown(c)}**" for c in close) + "?")
+    parts.append(
+        "A repository is only known once discovery has seen it: a repository configured in "
+        "`sources.local`, or a project of the configured GitLab group that the estate feed "
+        "lists. If it should be indexed, an operator can check the configuration and run "
+        "`python -m bot.cli index build`; `/sources` lists everything known."
+    )
+    return Reply("\n\n".join(parts))
+
+
+def _ago(stamp: str | None, now: datetime) -> str:
+    if not stamp:
+        return "never"
+    seconds = (now - datetime.fromisoformat(stamp)).total_seconds()
+    return age_text(max(0.0, seconds)) + " ago"
+
+
+def status_reply(
+    statuses: Sequence[SourceStatus], provider: str, model: str | None, now: datetime
+) -> Reply:
+    """Freshness of every indexed source, the last refresh, the last errors and the totals.
+
+    Failing sources come first, then stale ones; when they do not all fit, the fresh ones
+    are the ones summarised as "and N more".
+    """
+    order = sorted(
+        statuses,
+        key=lambda s: (not s.state.last_error, not s.stale, s.state.name),
+    )
+    lines = [_status_line(s, now) for s in order]
+    documents = sum(s.state.documents for s in statuses)
+    chunks = sum(s.state.chunks for s in statuses)
+    stale = sum(1 for s in statuses if s.stale)
+    failing = sum(1 for s in statuses if s.state.last_error)
+    stamps = [s.state.refreshed_at for s in statuses if s.state.refreshed_at]
+    answers = provider
+    if provider != "none" and model:
+        answers += " (`" + model.replace("`", "") + "`)"
+    header = [
+        f"**Answers:** {answers}",
+        f"**Totals:** {len(statuses)} sources, {documents} documents, {chunks} passages; "
+        f"{stale} stale, {failing} failing",
+        f"**Last refresh:** {_ago(max(stamps), now) if stamps else 'never'}",
+        "",
+    ]
+    room = EMBED_DESCRIPTION_LIMIT - sum(discord_len(h) + 1 for h in header)
+    body, _ = fit_lines(
+        lines or ["No source is indexed yet."],
+        room,
+        lambda k: f"…and {k} more (`python -m bot.cli index status` lists all)",
+    )
+    return Reply("", (Embed("\n".join([*header, body]), title="Index status"),))
+
+
+def _status_line(s: SourceStatus, now: datetime) -> str:
+    name = escape_markdown(s.state.name)
+    when = f"refreshed {_ago(s.state.refreshed_at, now)}, every {age_text(s.interval)}"
+    if s.state.last_error:
+        error = escape_markdown(shorten(s.state.last_error, 200))
+        return f"✖ **{name}**: {when}; last error: {error}"
+    if s.stale:
+        return f"⚠ **{name}**: {when}; stale"
+    return f"✓ **{name}**: {when}"

@@ -1,0 +1,87 @@
+"""The GitLab push webhook: a push refreshes the pushed source now, not at the next schedule.
+
+Off unless ``webhook.listen`` is set, and then it needs ``PHPBOTSCOUT_WEBHOOK_SECRET``:
+GitLab sends that secret in ``X-Gitlab-Token`` and anything without it is refused. The
+comparison takes the same time however much of a wrong token matches. The project named in
+the event (``project.path_with_namespace``) must be an indexed source; its refresh goes
+through the same lock as the schedule, in the background, so GitLab gets its answer at once.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+from typing import Any
+
+from aiohttp import web
+
+from bot.config import Secret
+from bot.engine import Engine
+from bot.refresher import Refresher
+
+log = logging.getLogger(__name__)
+
+PATH = "/webhook/gitlab"
+EVENTS = ("Push Hook", "Tag Push Hook")
+MAX_BODY = 4 * 1024 * 1024  # GitLab trims a push event's commit list, so events stay small
+
+
+class PushWebhook:
+    """The aiohttp application and server for the push webhook."""
+
+    def __init__(self, engine: Engine, refresher: Refresher, secret: Secret) -> None:
+        self.engine = engine
+        self.refresher = refresher
+        self._secret = secret.reveal().encode()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    def app(self) -> web.Application:
+        """The application: one route, ``POST /webhook/gitlab``."""
+        app = web.Application(client_max_size=MAX_BODY)
+        app.router.add_post(PATH, self.handle)
+        return app
+
+    async def start(self, host: str, port: int) -> None:
+        """Listen on ``host:port`` (port 0 picks a free one; see ``self.port``)."""
+        self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, host, port).start()
+        self.port = int(self._runner.addresses[0][1])
+        log.info("push webhook listening on %s:%d%s", host, self.port, PATH)
+
+    async def stop(self) -> None:
+        """Stop listening."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def handle(self, request: web.Request) -> web.Response:
+        """Check the token, find the pushed source, and start its refresh."""
+        given = request.headers.get("X-Gitlab-Token", "").encode()
+        if not hmac.compare_digest(given, self._secret):
+            log.warning("push webhook: refused a request from %s: wrong token", request.remote)
+            return _answer(401, error="the X-Gitlab-Token header does not match the secret")
+        event = request.headers.get("X-Gitlab-Event", "")
+        if event not in EVENTS:
+            log.info("push webhook: ignored a %r event", event)
+            return _answer(202, ignored=f"not a push event: {event or 'no X-Gitlab-Event'}")
+        try:
+            body = json.loads(await request.read())
+            name = body["project"]["path_with_namespace"]
+        except (ValueError, KeyError, TypeError):
+            return _answer(400, error="not a push event: no project.path_with_namespace")
+        if not isinstance(name, str) or not name:
+            return _answer(400, error="project.path_with_namespace is empty")
+        indexed = {s.name for s in await self.engine.sources() if s.verdict == "admitted"}
+        if name not in indexed:
+            log.info("push webhook: ignored a push to %r, which is not an indexed source", name)
+            return _answer(404, ignored=f"{name} is not an indexed source")
+        queued = self.refresher.request(name, why="push webhook")
+        log.info("push webhook: refresh of %s %s", name, "queued" if queued else "already queued")
+        return _answer(202, refreshing=name)
+
+
+def _answer(status: int, **data: Any) -> web.Response:
+    return web.json_response(data, status=status)

@@ -1,0 +1,100 @@
+"""``/ask``: answer a question from the index with numbered citations, or decline it.
+
+Defer, call the engine, format, respond. The feedback buttons under an answer carry the
+answer's id in their custom id, so a press is understood by whichever process receives it,
+before or after a restart.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import hikari
+import lightbulb
+
+from bot.answer_desk import AnswerDesk
+from bot.discord_format.answers import (
+    FEEDBACK_PREFIX,
+    error_reply,
+    outcome_reply,
+    parse_feedback_id,
+    rate_limited_reply,
+    vote_reply,
+)
+from bot.engine import MAX_QUESTION_CHARS, Engine
+from bot.errors import PhpbotscoutError, ShuttingDown
+from extensions import messages
+
+log = logging.getLogger(__name__)
+loader = lightbulb.Loader()
+
+
+@loader.command
+class Ask(
+    lightbulb.SlashCommand,
+    name="ask",
+    description="Ask about our software; the answer cites the docs and code it comes from",
+):
+    """``/ask question:``."""
+
+    question = lightbulb.string(
+        "question",
+        "What you want to know, in your own words",
+        min_length=1,
+        max_length=MAX_QUESTION_CHARS,
+    )
+
+    @lightbulb.invoke
+    async def invoke(
+        self,
+        ctx: lightbulb.Context,
+        desk: AnswerDesk = lightbulb.di.INJECTED,
+        engine: Engine = lightbulb.di.INJECTED,
+    ) -> None:
+        """Answer, or decline, or say why not now."""
+        reference = str(ctx.interaction.id)
+        try:
+            async with desk.visit(str(ctx.user.id)) as visit:
+                if not visit.admitted:
+                    await messages.respond(
+                        ctx, rate_limited_reply(visit.retry_after, desk.limiter.limit)
+                    )
+                    return
+                await ctx.defer()
+                try:
+                    outcome = await desk.ask(self.question)
+                    searched = []
+                    if outcome.kind == "declined" and not outcome.passages:
+                        states = await engine.sources()
+                        searched = [s.name for s in states if s.verdict == "admitted"]
+                except PhpbotscoutError as exc:
+                    log.warning("interaction %s: /ask not answered: %s", reference, exc)
+                    await messages.tell(ctx, error_reply(exc, reference))
+                    return
+                await messages.edit_original(ctx.interaction, outcome_reply(outcome, searched))
+        except ShuttingDown as exc:
+            await messages.tell(ctx, error_reply(exc, reference))
+
+
+@loader.listener(hikari.ComponentInteractionCreateEvent)
+@lightbulb.di.with_di
+async def on_feedback(
+    event: hikari.ComponentInteractionCreateEvent, engine: Engine = lightbulb.di.INJECTED
+) -> None:
+    """Record a helpful / not helpful press; pressing again changes the vote."""
+    interaction = event.interaction
+    if not interaction.custom_id.startswith(FEEDBACK_PREFIX):
+        return
+    vote = parse_feedback_id(interaction.custom_id)
+    reference = str(interaction.id)
+    if vote is None:
+        log.warning("interaction %s: unreadable feedback id %r", reference, interaction.custom_id)
+        return
+    try:
+        await engine.vote(vote.answer_id, str(interaction.user.id), vote.helpful)
+    except PhpbotscoutError as exc:
+        log.warning("interaction %s: vote not recorded: %s", reference, exc)
+        await messages.answer_press(interaction, error_reply(exc, reference))
+        return
+    log.info("interaction %s: vote on answer %d recorded", reference, vote.answer_id)
+    await messages.answer_press(interaction, vote_reply(vote.helpful))

@@ -1,0 +1,123 @@
+"""Turning the plain ``Reply`` values of ``bot.discord_format`` into hikari calls.
+
+Every message goes out with allowed mentions set to none, spelled out on each call, so that
+a passage or an answer containing ``@everyone`` or a user mention pings nobody.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hikari
+import lightbulb
+
+from bot.discord_format.message import Button, Reply
+
+_STYLES: dict[str, hikari.components.InteractiveButtonTypesT] = {
+    "primary": hikari.ButtonStyle.PRIMARY,
+    "secondary": hikari.ButtonStyle.SECONDARY,
+    "success": hikari.ButtonStyle.SUCCESS,
+    "danger": hikari.ButtonStyle.DANGER,
+}
+
+NO_MENTIONS: dict[str, Any] = {
+    "mentions_everyone": False,
+    "user_mentions": False,
+    "role_mentions": False,
+}
+
+
+def embeds(reply: Reply) -> list[hikari.Embed]:
+    """The reply's embeds as hikari embeds."""
+    out = []
+    for e in reply.embeds:
+        embed = hikari.Embed(
+            title=e.title or None, description=e.description, url=e.url or None, color=0x5865F2
+        )
+        if e.footer:
+            embed.set_footer(e.footer)
+        out.append(embed)
+    return out
+
+
+def components(buttons: tuple[Button, ...]) -> list[hikari.api.ComponentBuilder]:
+    """One action row holding the reply's buttons (none when it has no buttons)."""
+    if not buttons:
+        return []
+    row = hikari.impl.MessageActionRowBuilder()
+    for b in buttons:
+        row.add_interactive_button(
+            _STYLES[b.style], b.custom_id, label=b.label, is_disabled=b.disabled
+        )
+    return [row]
+
+
+def _flags(reply: Reply) -> hikari.MessageFlag:
+    return hikari.MessageFlag.EPHEMERAL if reply.ephemeral else hikari.MessageFlag.NONE
+
+
+async def respond(ctx: lightbulb.Context, reply: Reply) -> None:
+    """Send ``reply`` as the first response to a command."""
+    await ctx.respond(
+        reply.content or hikari.UNDEFINED,
+        embeds=embeds(reply),
+        components=components(reply.buttons),
+        ephemeral=reply.ephemeral,
+        **NO_MENTIONS,
+    )
+
+
+async def edit_original(interaction: hikari.CommandInteraction, reply: Reply) -> None:
+    """Replace a deferred response ("thinking…") with ``reply``."""
+    await interaction.edit_initial_response(
+        reply.content or None,
+        embeds=embeds(reply),
+        components=components(reply.buttons),
+        **NO_MENTIONS,
+    )
+
+
+async def tell(ctx: lightbulb.Context, reply: Reply) -> None:
+    """Show ``reply`` however the command has got so far.
+
+    Before any response it is the response. After a public deferral, an ephemeral reply
+    cannot replace the public one, so the deferral is deleted and the reply follows up,
+    visible to the asker alone.
+    """
+    if not ctx.initial_response_sent.is_set():
+        await respond(ctx, reply)
+        return
+    if reply.ephemeral:
+        await ctx.interaction.delete_initial_response()
+        await ctx.interaction.execute(
+            reply.content or hikari.UNDEFINED,
+            embeds=embeds(reply),
+            components=components(reply.buttons),
+            flags=hikari.MessageFlag.EPHEMERAL,
+            **NO_MENTIONS,
+        )
+        return
+    await edit_original(ctx.interaction, reply)
+
+
+async def answer_press(interaction: hikari.ComponentInteraction, reply: Reply) -> None:
+    """Answer a button press with a new message (usually ephemeral)."""
+    await interaction.create_initial_response(
+        hikari.ResponseType.MESSAGE_CREATE,
+        reply.content or hikari.UNDEFINED,
+        embeds=embeds(reply),
+        components=components(reply.buttons),
+        flags=_flags(reply),
+        **NO_MENTIONS,
+    )
+
+
+async def update_pressed(interaction: hikari.ComponentInteraction, reply: Reply) -> None:
+    """Answer a button press by replacing the message the button is on."""
+    await interaction.create_initial_response(
+        hikari.ResponseType.MESSAGE_UPDATE,
+        reply.content or None,
+        embeds=embeds(reply),
+        components=components(reply.buttons),
+        **NO_MENTIONS,
+    )

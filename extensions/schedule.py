@@ -1,0 +1,92 @@
+"""The scheduled refresh inside ``serve``: a ticker calling the same refresh ``index build`` runs.
+
+There is one job per distinct refresh interval (``index.refresh_interval`` and every
+``sources.refresh_intervals`` value). Each tick refreshes the sources that are due, whichever
+job fired, so every source is looked at about as often as its own interval asks. Jobs never
+overlap (``max_instances=1``), late ticks collapse into one (``coalesce``), and every run
+goes through the ``Refresher``'s lock, which the push webhook shares: never two refreshes at
+once. The first tick runs at start-up, so a source that fell due while ``serve`` was down
+does not wait a whole interval.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from apscheduler.events import EVENT_JOB_ERROR, JobExecutionEvent
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+
+from bot.config import Config
+from bot.refresher import Refresher
+
+log = logging.getLogger(__name__)
+
+
+def intervals(config: Config) -> list[float]:
+    """The distinct refresh intervals, shortest first, in seconds."""
+    return sorted({config.refresh_interval, *config.source_intervals.values()})
+
+
+class RefreshSchedule:
+    """An APScheduler ``AsyncIOScheduler`` with one due-refresh job per interval."""
+
+    def __init__(
+        self,
+        refresher: Refresher,
+        every: Iterable[float],
+        *,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        self.refresher = refresher
+        self.every = sorted(set(every))
+        self._on_error = on_error
+        self._scheduler = AsyncIOScheduler(timezone=UTC)
+        self.ticks = 0
+
+    def start(self) -> None:
+        """Add the jobs and start ticking (on the running event loop)."""
+        for i, seconds in enumerate(self.every):
+            first: dict[str, Any] = {"next_run_time": datetime.now(UTC)} if i == 0 else {}
+            self._scheduler.add_job(
+                self._tick,
+                IntervalTrigger(seconds=seconds, timezone=UTC),
+                id=f"refresh-every-{seconds:g}s",
+                name=f"refresh due sources (every {seconds:g} s)",
+                max_instances=1,
+                coalesce=True,
+                misfire_grace_time=None,  # a late tick still runs: refreshing late beats never
+                **first,
+            )
+        self._scheduler.add_listener(self._job_failed, EVENT_JOB_ERROR)
+        self._scheduler.start()
+        log.info("refresh schedule started: every %s s", ", ".join(f"{s:g}" for s in self.every))
+
+    def jobs(self) -> list[tuple[str, float]]:
+        """Each job's id and interval in seconds."""
+        return [
+            (job.id, job.trigger.interval.total_seconds()) for job in self._scheduler.get_jobs()
+        ]
+
+    async def _tick(self) -> None:
+        self.ticks += 1
+        try:
+            await self.refresher.run(due_only=True, why="schedule")
+        except asyncio.CancelledError:
+            # The refresher cancels its runs when serve stops; that is the end of this tick,
+            # not a failure of the job.
+            log.info("scheduled refresh stopped: serve is shutting down")
+
+    def _job_failed(self, event: JobExecutionEvent) -> None:
+        log.error("scheduled refresh failed: %r", event.exception)
+        if self._on_error is not None and event.exception is not None:
+            self._on_error(event.exception)
+
+    def shutdown(self) -> None:
+        """Stop ticking; a tick in progress is the refresher's to cancel."""
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=False)

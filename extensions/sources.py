@@ -1,0 +1,66 @@
+"""``/sources [name]``: every source's verdict and deciding clause, or why one is (not) indexed.
+
+The moderator's tool for explaining an absence. The list is paged with buttons whose custom
+ids carry the page number, so they keep working across restarts.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+import hikari
+import lightbulb
+
+from bot.discord_format.listings import (
+    SOURCES_PREFIX,
+    parse_sources_page_id,
+    source_reply,
+    sources_reply,
+)
+from bot.engine import Engine
+from extensions import messages
+
+log = logging.getLogger(__name__)
+loader = lightbulb.Loader()
+
+
+@loader.command
+class Sources(
+    lightbulb.SlashCommand,
+    name="sources",
+    description="Which repositories are indexed, and the rule that decided each one",
+):
+    """``/sources [name:]``."""
+
+    source = lightbulb.string(
+        "name", "One repository to explain (its full path)", default=None, max_length=200
+    )
+
+    @lightbulb.invoke
+    async def invoke(self, ctx: lightbulb.Context, engine: Engine = lightbulb.di.INJECTED) -> None:
+        """List the sources, or explain one."""
+        await ctx.defer()
+        states = await engine.sources()
+        if self.source:
+            reply = source_reply(self.source, states, datetime.now(UTC))
+        else:
+            reply = sources_reply(states)
+        await messages.edit_original(ctx.interaction, reply)
+
+
+@loader.listener(hikari.ComponentInteractionCreateEvent)
+@lightbulb.di.with_di
+async def on_page(
+    event: hikari.ComponentInteractionCreateEvent, engine: Engine = lightbulb.di.INJECTED
+) -> None:
+    """Show the page a Previous / Next button asks for, in place."""
+    interaction = event.interaction
+    if not interaction.custom_id.startswith(SOURCES_PREFIX):
+        return
+    page = parse_sources_page_id(interaction.custom_id)
+    if page is None:
+        log.warning("interaction %s: unreadable page id %r", interaction.id, interaction.custom_id)
+        return
+    states = await engine.sources()
+    await messages.update_pressed(interaction, sources_reply(states, page))

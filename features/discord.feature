@@ -1,0 +1,58 @@
+Feature: Asking in Discord
+  People ask in a Discord channel with slash commands. The bot answers from the indexed
+  documentation with numbered citations, declines politely when the documentation does not
+  answer (and records the gap), explains which repositories it knows about, and reports how
+  fresh its index is. Every message it sends pings nobody.
+
+  Background:
+    Given the bot is connected to Discord with the widgets documentation indexed
+
+  Scenario: /ask answers with numbered citations and feedback buttons
+    Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
+    When someone runs /ask "What frobnication depth should I set?"
+    Then the bot first deferred, then edited its reply in
+    And the reply shows the answer "Set `frobnication.depth` to seven."
+    And the reply cites "https://widgets.example/guide/#tuning-the-frobnicator"
+    And the reply has the buttons "Helpful" and "Not helpful"
+    And no message the bot sent can ping anyone
+
+  Scenario: /ask declines a question nothing matches, and records the gap
+    When someone runs /ask "zyzzyva quux"
+    Then the reply says "couldn't find anything"
+    And the reply says "Sources searched: widgets"
+    And the reply says "recorded the question as a documentation gap"
+    And the model was not asked
+
+  Scenario: /ask declines when the documentation does not answer
+    Given the model declines because "The guide covers tuning, not colours."
+    When someone runs /ask "Which colours can a widget be?"
+    Then the reply says "doesn't answer that"
+    And the reply says "not colours"
+
+  Scenario: A feedback press records a vote, and pressing the other button changes it
+    Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
+    And someone has run /ask "What frobnication depth should I set?"
+    When a reader presses "Helpful"
+    Then only the reader sees "your vote is recorded as helpful"
+    When the same reader presses "Not helpful"
+    Then the answer has exactly one vote, and it is not helpful
+
+  Scenario: Asking too often is answered privately with how long to wait
+    When someone runs /ask "zyzzyva quux" 4 times
+    Then only they see "Try again in"
+
+  Scenario: /sources lists every repository with its verdict and deciding clause
+    When someone runs /sources
+    Then the reply says "2 sources: 1 indexed, 1 rejected, 0 unresolved."
+    And the reply says "**widgets** — admitted by"
+    And the reply says "**drafts** — rejected by excluded"
+
+  Scenario: /sources with a name explains why a repository is not indexed
+    When someone runs /sources with name "drafts"
+    Then the reply says "**Not indexed**: the excluded rule rejected it"
+
+  Scenario: /status shows freshness, totals and the provider in use
+    When someone runs /status
+    Then the reply says "**Answers:** anthropic (`claude-haiku-4-5`)"
+    And the reply says "**Totals:** 1 sources, 2 documents"
+    And the reply says "✓ **widgets**: refreshed"

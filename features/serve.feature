@@ -1,0 +1,27 @@
+Feature: Running the bot
+  `serve` runs the Discord bot, the scheduled refresh and (when configured) the push webhook
+  in one process. It refuses to start without what it needs, before connecting anywhere.
+
+  Background:
+    Given a git repository "widgets" holding "README.md":
+      """
+      # Widgets
+
+      ## Installing
+
+      Run the installer.
+      """
+    And a configuration indexing those repositories
+
+  Scenario: serve needs the bot token
+    When I run `python -m bot.cli serve`
+    Then the exit code is 2
+    And the error says "DISCORD_TOKEN"
+    And the error says "developer portal"
+
+  Scenario: the push webhook needs its shared secret
+    Given the configuration listens for the push webhook on "127.0.0.1:8088"
+    And a Discord bot token is set
+    When I run `python -m bot.cli serve`
+    Then the exit code is 2
+    And the error says "PHPBOTSCOUT_WEBHOOK_SECRET"

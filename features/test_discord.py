@@ -1,0 +1,196 @@
+"""Steps for the slash commands, run against the real bot and the fake Discord."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+from pytest_bdd import given, parsers, scenarios, then, when
+
+from tests.answering import make_estate
+from tests.discord_bot import BotThread, bot_config, build_index
+from tests.fakes.anthropic_server import FakeAnthropic, citing, tool_call
+from tests.fakes.discord import FakeDiscord, Interaction, Reply
+from tests.gitrepo import make_repo
+
+scenarios("discord.feature")
+
+PEOPLE = itertools.count(1500000000000000700)
+
+
+@pytest.fixture(scope="module")
+def discord() -> Iterator[FakeDiscord]:
+    with FakeDiscord() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def running(
+    tmp_path_factory: pytest.TempPathFactory, discord: FakeDiscord, _anthropic_server: FakeAnthropic
+) -> Iterator[BotThread]:
+    root = tmp_path_factory.mktemp("discord-feature")
+    estate = make_estate(root / "estate")
+    make_repo(estate / "drafts", {"README.md": "# Drafts\n"})
+    extra = {"sources": {"exclude": ["drafts"]}}
+    config = bot_config(root, estate, discord, anthropic_url=_anthropic_server.url, extra=extra)
+    build_index(config)
+    bot = BotThread(config).start()
+    bot.run(bot.service.refresher.settle())
+    yield bot
+    bot.stop()
+
+
+@dataclass
+class Chat:
+    """What a scenario has done in Discord so far."""
+
+    discord: FakeDiscord
+    bot: BotThread
+    interactions: list[Interaction] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
+    reader: int = 0
+
+    def run(self, command: str, user: int, **options: str) -> Reply:
+        interaction = self.discord.command(command, options or None, user=user)
+        reply = self.discord.reply(interaction)
+        self.interactions.append(interaction)
+        self.replies.append(reply)
+        return reply
+
+    @property
+    def reply(self) -> Reply:
+        return self.replies[-1]
+
+
+@pytest.fixture
+def chat(running: BotThread, discord: FakeDiscord, fake_anthropic: FakeAnthropic) -> Iterator[Chat]:
+    discord.reset()
+    yield Chat(discord, running)
+    problems = running.take_problems()
+    assert not problems, problems
+
+
+@given("the bot is connected to Discord with the widgets documentation indexed")
+def connected(chat: Chat) -> None:
+    assert {c["name"] for c in chat.discord.commands[next(iter(chat.discord.commands))]} == {
+        "ask",
+        "sources",
+        "status",
+    }
+
+
+@given(parsers.parse('the model answers "{answer}" citing "{heading}"'))
+def model_answers(fake_anthropic: FakeAnthropic, answer: str, heading: str) -> None:
+    fake_anthropic.script(citing(answer, heading))
+
+
+@given(parsers.parse('the model declines because "{reason}"'))
+def model_declines(fake_anthropic: FakeAnthropic, reason: str) -> None:
+    fake_anthropic.script(tool_call("", [], declined=True, reason=reason))
+
+
+@given(parsers.parse('someone has run /ask "{question}"'))
+@when(parsers.parse('someone runs /ask "{question}"'))
+def someone_asks(chat: Chat, question: str) -> None:
+    chat.run("ask", next(PEOPLE), question=question)
+
+
+@when(parsers.parse('someone runs /ask "{question}" {times:d} times'))
+def someone_asks_often(chat: Chat, question: str, times: int) -> None:
+    person = next(PEOPLE)
+    for _ in range(times):
+        chat.run("ask", person, question=question)
+
+
+@when("someone runs /sources")
+def someone_lists_sources(chat: Chat) -> None:
+    chat.run("sources", next(PEOPLE))
+
+
+@when(parsers.parse('someone runs /sources with name "{name}"'))
+def someone_asks_about_a_source(chat: Chat, name: str) -> None:
+    chat.run("sources", next(PEOPLE), name=name)
+
+
+@when("someone runs /status")
+def someone_asks_status(chat: Chat) -> None:
+    chat.run("status", next(PEOPLE))
+
+
+def _press(chat: Chat, label: str, reader: int) -> None:
+    answered = chat.replies[0]
+    [button] = [b for b in answered.components[0]["components"] if b["label"] == label]
+    chat.replies.append(
+        chat.discord.reply(chat.discord.press(answered, button["custom_id"], user=reader))
+    )
+
+
+@when(parsers.parse('a reader presses "{label}"'))
+def reader_presses(chat: Chat, label: str) -> None:
+    chat.reader = next(PEOPLE)
+    _press(chat, label, chat.reader)
+
+
+@when(parsers.parse('the same reader presses "{label}"'))
+def same_reader_presses(chat: Chat, label: str) -> None:
+    _press(chat, label, chat.reader)
+
+
+@then("the bot first deferred, then edited its reply in")
+def deferred_then_edited(chat: Chat) -> None:
+    first = chat.interactions[-1].calls[0]
+    assert first.path.endswith("/callback") and first.body["type"] == 5
+    assert chat.reply.how == "edit"
+
+
+@then(parsers.parse('the reply shows the answer "{answer}"'))
+def shows_answer(chat: Chat, answer: str) -> None:
+    assert chat.reply.embeds[0]["description"] == answer
+
+
+@then(parsers.parse('the reply cites "{url}"'))
+def cites(chat: Chat, url: str) -> None:
+    sources = chat.reply.embeds[1]["description"]
+    assert sources.startswith("**[") and f"]({url})" in sources
+
+
+@then(parsers.parse('the reply has the buttons "{first}" and "{second}"'))
+def has_buttons(chat: Chat, first: str, second: str) -> None:
+    labels = [b["label"] for b in chat.reply.components[0]["components"]]
+    assert labels == [first, second]
+
+
+@then("no message the bot sent can ping anyone")
+def pings_nobody(chat: Chat) -> None:
+    sent = chat.discord.messages_sent()
+    assert sent and all(m["allowed_mentions"] == {"parse": []} for m in sent)
+
+
+@then(parsers.parse('the reply says "{text}"'))
+def reply_says(chat: Chat, text: str) -> None:
+    assert text in chat.reply.text, chat.reply.text
+
+
+@then(parsers.parse('only the reader sees "{text}"'))
+@then(parsers.parse('only they see "{text}"'))
+def only_they_see(chat: Chat, text: str) -> None:
+    assert chat.reply.ephemeral and text in chat.reply.content, chat.reply
+
+
+@then("the model was not asked")
+def model_not_asked(fake_anthropic: FakeAnthropic) -> None:
+    assert fake_anthropic.received == []
+
+
+@then("the answer has exactly one vote, and it is not helpful")
+def one_vote(chat: Chat) -> None:
+    custom_id = chat.replies[0].custom_ids[0]
+    answer_id = int(custom_id.split(":")[1])
+    rows = chat.bot.run(
+        chat.bot.engine.store.fetchall(
+            "SELECT voter, helpful FROM votes WHERE answer_id = ?", (answer_id,)
+        )
+    )
+    assert [tuple(r) for r in rows] == [(str(chat.reader), 0)]

@@ -1,0 +1,17 @@
+from pytest_bdd import given, parsers, scenarios
+
+from features.conftest import World
+from tests.fakes.discord import TOKEN
+
+scenarios("serve.feature")
+
+
+@given(parsers.parse('the configuration listens for the push webhook on "{listen}"'))
+def webhook_listens(world: World, listen: str) -> None:
+    path = world.root / "phpbotscout.toml"
+    path.write_text(path.read_text() + f'\n[webhook]\nlisten = "{listen}"\n')
+
+
+@given("a Discord bot token is set")
+def token_set(monkeypatch) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)

@@ -1,0 +1,136 @@
+"""The GitLab push webhook inside serve: a wrong token is refused, a push refreshes one source."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.discord_bot import BotThread, ask, bot_config, build_index
+from tests.fakes.discord import FakeDiscord
+from tests.gitrepo import commit, make_repo
+
+SECRET = "push-secret-0123456789"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def discord() -> Iterator[FakeDiscord]:
+    with FakeDiscord() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def estate(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("webhook") / "estate"
+    make_repo(root / "widgets", {"README.md": "# Widgets\n\n## Installing\n\nRun the installer.\n"})
+    make_repo(root / "gadgets", {"README.md": "# Gadgets\n\n## Installing\n\nUnpack the box.\n"})
+    return root
+
+
+@pytest.fixture(scope="module")
+def running(estate: Path, discord: FakeDiscord) -> Iterator[BotThread]:
+    root = estate.parent
+    port = free_port()
+    config = bot_config(
+        root,
+        estate,
+        discord,
+        extra={"webhook": {"listen": f"127.0.0.1:{port}"}},
+        env={"PHPBOTSCOUT_WEBHOOK_SECRET": SECRET},
+    )
+    build_index(config)
+    bot = BotThread(config).start()
+    bot.run(bot.service.refresher.settle())  # the start-up tick
+    yield bot
+    bot.stop()
+
+
+@pytest.fixture
+def bot(running: BotThread, discord: FakeDiscord) -> Iterator[BotThread]:
+    discord.reset()
+    yield running
+    problems = running.take_problems()
+    if problems:
+        pytest.fail("the bot swallowed: " + "; ".join(problems))
+
+
+def push(bot: BotThread, project: str, token: str, event: str = "Push Hook") -> tuple[int, Any]:
+    assert bot.service is not None and bot.service.webhook is not None
+    body = json.dumps({"object_kind": "push", "project": {"path_with_namespace": project}})
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{bot.service.webhook.port}/webhook/gitlab",
+        data=body.encode(),
+        headers={
+            "X-Gitlab-Token": token,
+            "X-Gitlab-Event": event,
+            "Content-Type": "application/json",
+        },
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def refreshed_at(bot: BotThread) -> dict[str, str]:
+    states = bot.run(bot.engine.sources())
+    return {s.name: s.refreshed_at for s in states}
+
+
+def test_a_wrong_token_is_refused_and_refreshes_nothing(bot, caplog):
+    caplog.set_level(logging.INFO)
+    runs = bot.service.refresher.runs
+    status, body = push(bot, "widgets", SECRET[:-1] + "X")
+    assert status == 401 and "X-Gitlab-Token" in body["error"]
+    status, _ = push(bot, "widgets", "")
+    assert status == 401
+    bot.run(bot.service.refresher.settle())
+    assert bot.service.refresher.runs == runs
+    assert "wrong token" in caplog.text and SECRET not in caplog.text
+
+
+def test_a_push_refreshes_just_the_pushed_source(bot, estate, discord):
+    commit(
+        estate / "widgets", {"docs/tuning.md": "# Tuning\n\n## Flux capacity\n\nSet flux to 9.\n"}
+    )
+    before = refreshed_at(bot)
+    status, body = push(bot, "widgets", SECRET)
+    assert (status, body) == (202, {"refreshing": "widgets"})
+    bot.run(bot.service.refresher.settle())
+
+    report = bot.service.refresher.last
+    assert [(o.name, o.status) for o in report.outcomes] == [("widgets", "indexed")]
+    after = refreshed_at(bot)
+    assert after["gadgets"] == before["gadgets"]
+    reply = ask(discord, "How do I set the flux capacity?", 1500000000000000900)
+    assert reply.embeds[0]["title"].startswith("[1] widgets · docs/tuning.md — Flux capacity")
+
+
+def test_a_push_to_a_source_not_in_the_index_is_ignored_with_404(bot, caplog):
+    caplog.set_level(logging.INFO, logger="bot.webhook")
+    runs = bot.service.refresher.runs
+    status, body = push(bot, "acme/elsewhere", SECRET)
+    assert status == 404 and "not an indexed source" in body["ignored"]
+    assert "'acme/elsewhere', which is not an indexed source" in caplog.text
+    bot.run(bot.service.refresher.settle())
+    assert bot.service.refresher.runs == runs
+
+
+def test_other_events_are_acknowledged_and_ignored(bot):
+    status, body = push(bot, "widgets", SECRET, event="Merge Request Hook")
+    assert status == 202 and "not a push event" in body["ignored"]

@@ -1,0 +1,118 @@
+"""``python -m bot.cli serve`` as a process: it connects, answers, and stops cleanly on a signal."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bot import config as config_module
+from tests.answering import make_estate
+from tests.discord_bot import build_index
+from tests.fakes.anthropic_server import KEY, FakeAnthropic, citing
+from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def discord() -> Iterator[FakeDiscord]:
+    with FakeDiscord() as fake:
+        yield fake
+
+
+def write_config(root: Path, discord: FakeDiscord, anthropic: FakeAnthropic) -> Path:
+    estate = make_estate(root / "estate")
+    path = root / "phpbotscout.toml"
+    path.write_text(
+        f'[sources]\nlocal = ["{estate}"]\n[index]\npath = "index.sqlite"\n'
+        f'[answer]\nprovider = "anthropic"\ntimeout = "10s"\n'
+        f'[discord]\napi_url = "{discord.api_url}"\nguilds = [{GUILD_ID}]\n'
+    )
+    env = {"HOME": str(root), "ANTHROPIC_API_KEY": KEY}
+    build_index(config_module.load(str(path), env, root))
+    return path
+
+
+def start_serve(config: Path, anthropic: FakeAnthropic, **env: str) -> subprocess.Popen[str]:
+    environ = {
+        **os.environ,
+        "DISCORD_TOKEN": TOKEN,
+        "ANTHROPIC_API_KEY": KEY,
+        "ANTHROPIC_BASE_URL": anthropic.url,
+        **env,
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "--config", str(config), "serve"],
+        cwd=ROOT,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def connected(discord: FakeDiscord) -> bool:
+    names = {c["name"] for c in discord.commands.get(GUILD_ID, [])}
+    return discord.identified >= 1 and names == {"ask", "sources", "status"}
+
+
+def stop(process: subprocess.Popen[str], sig: int = signal.SIGTERM) -> tuple[int, str]:
+    process.send_signal(sig)
+    try:
+        _, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, err = process.communicate()
+        raise AssertionError("serve did not stop within 30 s:\n" + err) from None
+    return process.returncode, err
+
+
+def test_serve_answers_and_sigterm_stops_it_cleanly(tmp_path, home, discord, fake_anthropic):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    process = start_serve(config, fake_anthropic)
+    try:
+        discord.until(lambda: connected(discord), timeout=60)
+        status = discord.reply(discord.command("status"), timeout=10)
+        assert "**Answers:** anthropic (`claude-haiku-4-5`)" in status.embeds[0]["description"]
+    finally:
+        code, err = stop(process, signal.SIGTERM)
+    assert code == 0, err
+    assert "stopped cleanly" in err
+    assert TOKEN not in err and KEY not in err
+    # Every request went to the configured Discord address; none carried the token elsewhere.
+    assert all(c.headers.get("Host", "").startswith("127.0.0.1") for c in discord.calls)
+
+
+def test_an_answer_in_flight_is_finished_before_serve_exits(
+    tmp_path, home, discord, fake_anthropic
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    slow = citing("Set `frobnication.depth` to seven.", "Tuning the frobnicator")
+    fake_anthropic.script(lambda body: replace(slow(body), delay=1.0))
+    process = start_serve(config, fake_anthropic)
+    try:
+        discord.until(lambda: connected(discord), timeout=60)
+        interaction = discord.command("ask", {"question": "What frobnication depth?"})
+        discord.until(lambda: len(fake_anthropic.received) == 1, timeout=10)
+    finally:
+        code, err = stop(process, signal.SIGINT)
+    assert code == 0, err
+    assert "stopped cleanly" in err
+    reply = discord.reply(interaction, timeout=1)  # already there: serve waited for it
+    assert reply.embeds[0]["description"] == "Set `frobnication.depth` to seven."
+
+
+def test_serve_without_a_token_is_a_configuration_error(tmp_path, home, discord, fake_anthropic):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    process = start_serve(config, fake_anthropic, DISCORD_TOKEN="")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "DISCORD_TOKEN" in err and "developer portal" in err
+    assert discord.calls == []

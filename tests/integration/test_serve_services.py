@@ -1,0 +1,204 @@
+"""What serve runs: bounded model calls, the answer desk's shutdown, one refresh at a time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from bot.answer.bounded import BoundedComposer
+from bot.answer.composer import Answer, Passage
+from bot.answer_desk import AnswerDesk
+from bot.config import RateLimit
+from bot.engine import Engine
+from bot.errors import ShuttingDown
+from bot.index.store import Store
+from bot.ratelimit import RateLimiter
+from bot.refresh import RefreshReport
+from bot.refresher import Refresher
+from extensions.schedule import RefreshSchedule, intervals
+from tests.answering import answer_config, make_estate
+from tests.gitrepo import commit, make_repo
+
+
+@dataclass
+class GatedComposer:
+    """An in-memory fake of our Composer protocol: each call waits until the test opens its gate."""
+
+    gates: dict[str, asyncio.Event] = field(default_factory=dict)
+    started: list[str] = field(default_factory=list)
+    provider: str = "gated"
+    model: str = "gated-1"
+
+    def gate(self, question: str) -> asyncio.Event:
+        return self.gates.setdefault(question, asyncio.Event())
+
+    async def compose(self, question: str, passages: Sequence[Passage]) -> Answer:
+        self.started.append(question)
+        await self.gate(question).wait()
+        return Answer("", (), True, "Gated fake declines.")
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def until(condition, timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.001)
+
+
+async def test_queued_model_calls_run_in_arrival_order_never_above_the_bound():
+    inner = GatedComposer()
+    bounded = BoundedComposer(inner, 2)
+    questions = [f"q{n}" for n in range(6)]
+    tasks = [asyncio.create_task(bounded.compose(q, [])) for q in questions]
+    await until(lambda: bounded.in_flight == 2 and bounded.waiting == 4)
+    assert inner.started == ["q0", "q1"]
+    for q in questions:
+        inner.gate(q).set()
+        await asyncio.sleep(0)
+    await asyncio.gather(*tasks)
+    assert inner.started == questions and bounded.peak == 2 and bounded.in_flight == 0
+
+
+@pytest.fixture
+async def desk_and_composer(tmp_path):
+    estate = make_estate(tmp_path / "estate")
+    config = answer_config(tmp_path, estate, "none")
+    composer = GatedComposer()
+    engine = Engine(
+        config, await Store.open(config.index_path), composer=BoundedComposer(composer, 1)
+    )
+    await engine.refresh()
+    desk = AnswerDesk(engine, RateLimiter(RateLimit(10, 60)))
+    yield desk, composer
+    await engine.close()
+
+
+async def asking(desk: AnswerDesk, question: str, user: str = "ann"):
+    async with desk.visit(user) as visit:
+        assert visit.admitted
+        return await desk.ask(question)
+
+
+async def test_drain_lets_answers_in_flight_finish(desk_and_composer):
+    desk, composer = desk_and_composer
+    task = asyncio.create_task(asking(desk, "How do I tune the frobnicator?"))
+    await until(lambda: composer.started)
+    drained = asyncio.create_task(desk.drain(grace=5))
+    await asyncio.sleep(0)
+    with pytest.raises(ShuttingDown):  # doors are closed to newcomers at once
+        async with desk.visit("bob"):
+            pass
+    composer.gate("How do I tune the frobnicator?").set()
+    outcome = await task
+    assert outcome.kind == "declined" and await drained == 0
+
+
+async def test_drain_cancels_answers_past_the_grace_and_their_askers_are_told(desk_and_composer):
+    desk, composer = desk_and_composer
+    slow = asyncio.create_task(asking(desk, "How do I tune the frobnicator?"))
+    queued = asyncio.create_task(asking(desk, "How do I install widgets?", "bob"))
+    await until(lambda: composer.started)
+    assert await desk.drain(grace=0.05) == 2
+    for task in (slow, queued):
+        with pytest.raises(ShuttingDown, match="restarting"):
+            await task
+
+
+async def test_a_closed_desk_refuses_to_ask(desk_and_composer):
+    desk, _ = desk_and_composer
+    await desk.drain(grace=0)
+    with pytest.raises(ShuttingDown):
+        await desk.ask("anything")
+
+
+class CountingEngine(Engine):
+    """The real engine, counting how many refreshes overlap (none may)."""
+
+    active = 0
+    overlap = 0
+    calls: list[tuple[tuple[str, ...], bool]]
+
+    async def refresh(
+        self, only=(), *, force=False, due_only=False, progress=None
+    ) -> RefreshReport:
+        self.calls.append((tuple(only), due_only))
+        CountingEngine.active += 1
+        CountingEngine.overlap = max(CountingEngine.overlap, CountingEngine.active)
+        try:
+            await asyncio.sleep(0.01)  # hold the lock long enough for others to pile up
+            return await super().refresh(only, force=force, due_only=due_only, progress=progress)
+        finally:
+            CountingEngine.active -= 1
+
+
+@pytest.fixture
+async def counting(tmp_path):
+    estate = tmp_path / "estate"
+    make_repo(estate / "widgets", {"README.md": "# Widgets\n\n## A\n\nText.\n"})
+    make_repo(estate / "gadgets", {"README.md": "# Gadgets\n\n## B\n\nText.\n"})
+    config = answer_config(
+        tmp_path,
+        estate,
+        "none",
+        extra={"sources": {"local": [str(estate)], "refresh_intervals": {"gadgets": "1s"}}},
+    )
+    engine = CountingEngine(config, await Store.open(config.index_path))
+    engine.calls = []
+    CountingEngine.active = CountingEngine.overlap = 0
+    await engine.refresh()
+    engine.calls.clear()
+    yield engine, estate
+    await engine.close()
+
+
+async def test_scheduled_and_pushed_refreshes_never_overlap_and_a_queued_push_is_not_doubled(
+    counting,
+):
+    engine, estate = counting
+    refresher = Refresher(engine)
+    commit(estate / "widgets", {"docs/new.md": "# New\n\n## Page\n\nNew text.\n"})
+    scheduled = asyncio.create_task(refresher.run(due_only=True))
+    await asyncio.sleep(0)
+    assert refresher.request("widgets", "push") is True
+    assert refresher.request("widgets", "push") is False  # already waiting its turn
+    assert refresher.request("gadgets", "push") is True
+    await scheduled
+    await refresher.settle()
+    assert CountingEngine.overlap == 1
+    assert engine.calls == [((), True), (("widgets",), False), (("gadgets",), False)]
+    assert [(o.name, o.status) for o in refresher.last.outcomes] == [("gadgets", "unchanged")]
+    assert refresher.runs == 3
+
+
+async def test_closing_the_refresher_cancels_what_is_waiting(counting):
+    engine, _ = counting
+    refresher = Refresher(engine)
+    first = asyncio.create_task(refresher.run(why="test"))
+    refresher.request("widgets", "push")
+    await asyncio.sleep(0)
+    await refresher.close()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert refresher.runs == 0 and not refresher.running
+
+
+async def test_the_schedule_has_one_job_per_interval_and_ticks_through_the_refresher(counting):
+    engine, _ = counting
+    every = intervals(engine.config)
+    assert every == [1.0, 6 * 3600.0]
+    refresher = Refresher(engine)
+    schedule = RefreshSchedule(refresher, [0.05, 0.05, 3600])
+    schedule.start()
+    try:
+        assert sorted(seconds for _, seconds in schedule.jobs()) == [0.05, 3600]
+        await until(lambda: refresher.runs >= 3)
+    finally:
+        schedule.shutdown()
+        await refresher.close()
+    assert all(call == ((), True) for call in engine.calls)  # due sources only, every time
+    assert CountingEngine.overlap == 1

@@ -1,0 +1,375 @@
+"""What the slash commands show: within Discord's limits, citations whole, untrusted text inert."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.answer.outcome import Citation, Decline, Outcome
+from bot.config import RateLimit
+from bot.discord_format.answers import (
+    answer_reply,
+    decline_reply,
+    error_reply,
+    feedback_id,
+    outcome_reply,
+    parse_feedback_id,
+    passages_reply,
+    rate_limited_reply,
+)
+from bot.discord_format.listings import (
+    parse_sources_page_id,
+    source_reply,
+    sources_reply,
+    status_reply,
+)
+from bot.discord_format.message import (
+    Button,
+    Embed,
+    Reply,
+    discord_len,
+    escape_markdown,
+    fit_lines,
+    shorten_markdown,
+)
+from bot.engine import SourceStatus
+from bot.errors import EmptyIndexError, ProviderError, ShuttingDown, StoreError, UsageError
+from bot.index.catalog import SourceState
+from bot.index.retriever import Result
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+CITATION_LINE = re.compile(r"\*\*\[(\d+)\]\*\* (\[.+\]\(https?://[^\s()<>]+\)|.+ \(.+\))")
+
+
+def passage(
+    n: int, text: str = "Body.", heading: str | None = None, url: str | None = None
+) -> Result:
+    return Result(
+        chunk_id=n, document_id=n, score=1.0, repo="widgets", path=f"docs/p{n}.md", kind="doc",
+        heading=heading or f"Part {n}", heading_path=("Guide", heading or f"Part {n}"),
+        anchor=f"part-{n}", symbol="", start_line=1, end_line=5,
+        url=url if url is not None else f"https://widgets.example/p{n}/#part-{n}",
+        commit="abc", text=text, indexed_at="2026-11-30T00:00:00+00:00",
+    )  # fmt: skip
+
+
+def outcome(passages=(), **changes) -> Outcome:
+    base = Outcome(
+        "Q?", "q", "answered", "An answer [1].", (), None, (), "anthropic", "claude-haiku-4-5",
+        tuple(passages), answer_id=7,
+    )  # fmt: skip
+    return replace(base, **changes)
+
+
+def cite(p: Result, n: int) -> Citation:
+    return Citation(n, p.url, p.repo, p.path, p.heading, p.symbol)
+
+
+def assert_within_limits(reply: Reply) -> None:
+    assert discord_len(reply.content) <= 2000 and len(reply.embeds) <= 10
+    assert all(
+        discord_len(e.description) <= 4096 and discord_len(e.title) <= 256 for e in reply.embeds
+    )
+    assert sum(e.size() for e in reply.embeds) <= 6000
+
+
+def test_an_answer_has_its_text_its_numbered_sources_and_feedback_buttons():
+    ps = [passage(1), passage(2)]
+    reply = answer_reply(outcome(ps, citations=(cite(ps[1], 2), cite(ps[1], 2), cite(ps[0], 1))))
+    answer, sources = reply.embeds
+    assert (
+        answer.description == "An answer [1]." and answer.footer == "Answered by claude-haiku-4-5"
+    )
+    assert sources.description.splitlines() == [  # in the order cited, each once
+        "**[2]** [widgets · docs/p2.md — Part 2](https://widgets.example/p2/#part-2)",
+        "**[1]** [widgets · docs/p1.md — Part 1](https://widgets.example/p1/#part-1)",
+    ]
+    assert [b.custom_id for b in reply.buttons] == ["fb:7:y", "fb:7:n"]
+    assert reply.content == "" and not reply.ephemeral
+
+
+def test_a_stale_source_adds_a_caveat():
+    reply = answer_reply(
+        outcome([passage(1)], citations=(cite(passage(1), 1),), stale=("widgets",))
+    )
+    assert reply.content.startswith("⚠ widgets has not been refreshed within the refresh interval")
+
+
+def test_citations_that_do_not_fit_are_left_out_whole_and_counted():
+    long_heading = "A very long heading about frobnication " * 4
+    ps = [passage(n, heading=f"{long_heading}{n}") for n in range(1, 31)]
+    reply = answer_reply(outcome(ps, citations=tuple(cite(p, n) for n, p in enumerate(ps, 1))))
+    assert_within_limits(reply)
+    lines = reply.embeds[1].description.splitlines()
+    *shown, more = lines
+    assert all(CITATION_LINE.fullmatch(line) for line in shown)
+    assert more == f"…and {30 - len(shown)} more sources"
+    assert [int(CITATION_LINE.fullmatch(line).group(1)) for line in shown] == list(
+        range(1, len(shown) + 1)
+    )
+
+
+def test_a_local_source_is_cited_by_its_location():
+    p = passage(1, url="widgets/docs/p1.md#L1-L5")
+    reply = answer_reply(outcome([p], citations=(cite(p, 1),)))
+    assert reply.embeds[1].description == (
+        "**[1]** widgets · docs/p1.md — Part 1 (widgets/docs/p1.md\\#L1\\-L5)"
+    )
+
+
+def test_an_overlong_answer_is_cut_at_a_paragraph_with_a_note_and_an_open_fence_closed():
+    text = "First paragraph.\n\n```toml\n" + "depth = 7\n" * 800 + "```\n\nLast."
+    reply = answer_reply(outcome([passage(1)], answer=text, citations=(cite(passage(1), 1),)))
+    assert_within_limits(reply)
+    shown = reply.embeds[0].description
+    assert shown.endswith(
+        "*The answer was too long to show whole; ask something narrower for the rest.*"
+    )
+    assert shown.count("```") % 2 == 0  # the code block that was cut is closed
+
+
+def test_mentions_in_an_answer_are_defused_but_its_markdown_kept():
+    reply = answer_reply(
+        outcome(
+            [passage(1)],
+            answer="@everyone, <@123> and @here: run `x`.",
+            citations=(cite(passage(1), 1),),
+        )
+    )
+    assert reply.embeds[0].description == "@\u200beveryone, <@\u200b123> and @\u200bhere: run `x`."
+
+
+def test_hostile_labels_and_urls_cannot_break_out_of_their_link():
+    p = passage(1, heading="x](https://evil.example) [@everyone", url="https://w.example/a (b)")
+    line = answer_reply(outcome([p], citations=(cite(p, 1),))).embeds[1].description
+    assert "](https://evil.example)" not in line
+    assert line.endswith("(https://w.example/a%20%28b%29)")
+    assert "@\u200beveryone" in line
+
+
+@pytest.mark.parametrize(
+    ("kind", "lead", "reason_shown"),
+    [
+        ("nothing_matched", "couldn't find anything", False),
+        ("composer_declined", "doesn't answer that", True),
+        ("ungrounded", "couldn't check every part", True),
+    ],
+)
+def test_each_decline_is_polite_says_what_was_searched_and_that_the_gap_was_recorded(
+    kind, lead, reason_shown
+):
+    ps = [] if kind == "nothing_matched" else [passage(1), passage(2), passage(1)]
+    o = outcome(ps, kind="declined", answer=None, decline=Decline(kind, "Reason given."))
+    reply = outcome_reply(o, ["widgets", "gadgets"])
+    assert lead in reply.content
+    assert ("Why: Reason given." in reply.content) is reason_shown
+    if ps:
+        assert (
+            "Closest passages searched: widgets · docs/p1.md; widgets · docs/p2.md" in reply.content
+        )
+    else:
+        assert "Sources searched: widgets; gadgets" in reply.content
+    assert "recorded the question as a documentation gap" in reply.content
+    assert reply.buttons == () and reply.embeds == ()
+
+
+def test_a_decline_with_a_huge_reason_and_many_sources_stays_within_the_content_limit():
+    o = outcome(kind="declined", answer=None, decline=Decline("composer_declined", "why " * 2000))
+    reply = decline_reply(o, [f"group/project-{n}" for n in range(500)])
+    assert_within_limits(reply)
+    assert re.search(r"and \d+ more\n\nI've recorded", reply.content)
+
+
+def test_passages_are_linked_embeds_that_fit_and_the_rest_are_counted():
+    ps = [passage(n, text="line of text\n" * 400) for n in range(1, 13)]
+    reply = passages_reply(outcome(ps, kind="passages", answer=None, model=None))
+    assert_within_limits(reply)
+    assert reply.embeds[0].title == "[1] widgets · docs/p1.md — Part 1"
+    assert reply.embeds[0].url == "https://widgets.example/p1/#part-1"
+    assert re.search(r"\d+ more passages did not fit", reply.content)
+
+
+def test_rate_limit_and_errors_are_ephemeral_and_say_what_to_do():
+    limited = rate_limited_reply(41.2, RateLimit(3, 60))
+    assert limited.ephemeral and limited.content.endswith(
+        "3 questions every 1m per person. Try again in 42 s."
+    )
+    provider = error_reply(ProviderError("The API timed out."), "123")
+    assert provider.ephemeral and "Try again in a minute" in provider.content
+    assert "reference 123" in provider.content.replace("\\", "")
+    assert "restarting" in error_reply(ShuttingDown(), "1").content
+    assert "too long" in error_reply(UsageError("The question is too long."), "1").content
+    unexpected = error_reply(None, "99")
+    assert "tell a moderator" in unexpected.content and "reference 99" in unexpected.content
+
+
+def test_errors_naming_server_paths_are_not_repeated_in_the_channel():
+    empty = error_reply(
+        EmptyIndexError("The index at /srv/secret/index.sqlite holds nothing."), "5"
+    )
+    assert "/srv/secret" not in empty.content and "index needs building" in empty.content
+    broken = error_reply(StoreError("Searching the index at /srv/secret/x failed."), "6")
+    assert "/srv/secret" not in broken.content and "could not be read" in broken.content
+
+
+def test_feedback_ids_round_trip_and_anything_else_is_not_a_vote():
+    assert parse_feedback_id(feedback_id(42, True)).helpful is True
+    assert parse_feedback_id(feedback_id(42, False)).answer_id == 42
+    for junk in (
+        "fb:42",
+        "fb:x:y",
+        "fb:42:maybe",
+        "src:page:2",
+        "fb:" + "9" * 30 + ":y",
+        "fb:-1:y",
+    ):
+        assert parse_feedback_id(junk) is None
+
+
+def test_a_reply_that_breaks_a_limit_cannot_be_built():
+    with pytest.raises(ValueError, match="content of 2001"):
+        Reply("x" * 2001)
+    with pytest.raises(ValueError, match="11 embeds"):
+        Reply("", tuple(Embed("d") for _ in range(11)))
+    with pytest.raises(ValueError, match="together"):
+        Reply("", (Embed("d" * 4000), Embed("d" * 2001)))
+    with pytest.raises(ValueError, match="nothing to show"):
+        Reply("")
+    with pytest.raises(ValueError, match="button"):
+        Reply("x", buttons=(Button("", "label"),))
+    assert discord_len("😀") == 2  # Discord counts UTF-16 code units
+
+
+def test_escaping_makes_markdown_and_mentions_literal():
+    assert escape_markdown("**bold** [x](y) `c` @everyone <@1>") == (
+        "\\*\\*bold\\*\\* \\[x\\]\\(y\\) \\`c\\` @\u200beveryone \\<@\u200b1\\>"
+    )
+
+
+def test_fit_lines_never_cuts_a_line():
+    assert fit_lines(["aaaa", "bbbb", "cccc"], 12, lambda k: f"+{k}") == ("aaaa\nbbbb\n+1", 1)
+    assert fit_lines(["aaaa", "bbbb", "cccc"], 11, lambda k: f"+{k}") == ("aaaa\n+2", 2)
+    assert fit_lines(["aaaa", "bbbb"], 8, lambda k: f"+{k}", sep="; ") == ("aaaa; +1", 1)
+    assert fit_lines(["a", "b"], 100, lambda k: "never") == ("a\nb", 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    answer=st.text(min_size=1, max_size=9000),
+    labels=st.lists(st.text(min_size=0, max_size=300), min_size=1, max_size=40),
+    stale=st.lists(st.text(min_size=1, max_size=80), max_size=30),
+)
+def test_any_answer_fits_and_shows_only_whole_citations(answer, labels, stale):
+    ps = [passage(n, heading=label) for n, label in enumerate(labels, 1)]
+    o = outcome(
+        ps,
+        answer=answer,
+        citations=tuple(cite(p, n) for n, p in enumerate(ps, 1)),
+        stale=tuple(stale),
+    )
+    reply = answer_reply(o)
+    assert_within_limits(reply)
+    lines = reply.embeds[1].description.split("\n")
+    shown = lines[:-1] if lines[-1].startswith("…and ") else lines
+    assert len(shown) >= 1
+    for line in shown:
+        m = re.fullmatch(
+            r"\*\*\[(\d+)\]\*\* \[(.*)\]\((https://widgets\.example/p\d+/#part-\d+)\)", line, re.S
+        )
+        assert m, line
+        assert m.group(3) == ps[int(m.group(1)) - 1].url
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(max_size=6000), limit=st.integers(min_value=100, max_value=4096))
+def test_shortened_markdown_fits_its_limit(text, limit):
+    shown = shorten_markdown(text, limit, "(cut)")
+    assert discord_len(shown) <= limit
+    if discord_len(text) <= limit:
+        assert shown == text
+
+
+def state(name: str, verdict: str = "admitted", **changes) -> SourceState:
+    base = SourceState(
+        name=name, origin="local", location=f"/srv/{name}", verdict=verdict, clause="local",
+        detail="a repository on disk", web_url=None, site_url=None, default_branch="main",
+        branch_commit="0123456789abcdef", release_tag=None, release_commit=None, corpus_version=1,
+        checked_at=None, indexed_at="2026-11-30T11:00:00+00:00",
+        refreshed_at="2026-11-30T11:00:00+00:00", last_error=None, last_error_at=None,
+        documents=3, chunks=12,
+    )  # fmt: skip
+    return replace(base, **changes)
+
+
+def test_sources_are_paged_ten_at_a_time_with_buttons_that_carry_the_page():
+    states = [state(f"p{n:02d}") for n in range(23)]
+    first = sources_reply(states)
+    assert first.embeds[0].title == "Sources — page 1 of 3"
+    assert [(b.custom_id, b.disabled) for b in first.buttons] == [
+        ("src:page:0", True),
+        ("src:page:2", False),
+    ]
+    last = sources_reply(states, 99)  # a page past the end shows the last one
+    assert (
+        last.embeds[0].title == "Sources — page 3 of 3"
+        and len(last.embeds[0].description.splitlines()) == 3
+    )
+    assert last.buttons[1].disabled
+    assert parse_sources_page_id("src:page:3") == 3 and parse_sources_page_id("src:page:x") is None
+    assert sources_reply([state("only")]).buttons == ()
+    assert "No sources are known yet" in sources_reply([]).content
+
+
+def test_one_source_explained_and_an_unknown_one_gets_close_names():
+    rejected = state(
+        "acme/private",
+        "rejected",
+        clause="visibility",
+        detail="GitLab reports it private",
+        web_url="https://gitlab.example/acme/private",
+    )
+    reply = source_reply("ACME/private", [rejected, state("acme/public")], NOW)
+    [embed] = reply.embeds
+    assert embed.url == "https://gitlab.example/acme/private"
+    assert (
+        "**Not indexed**: the visibility rule rejected it: GitLab reports it private"
+        in embed.description
+    )
+    assert "**Last refreshed:** 1h ago" in embed.description
+    unknown = source_reply("acme/publik", [rejected, state("acme/public")], NOW)
+    assert "Did you mean **acme/public**" in unknown.content
+
+
+def test_status_puts_failing_then_stale_sources_first_and_shows_totals_and_provider():
+    statuses = [
+        SourceStatus(state("fresh"), 6 * 3600, False),
+        SourceStatus(
+            state("old", refreshed_at=(NOW - timedelta(days=2)).isoformat()), 6 * 3600, True
+        ),
+        SourceStatus(state("broken", last_error="clone failed"), 6 * 3600, False),
+    ]
+    text = status_reply(statuses, "anthropic", "claude-haiku-4-5", NOW).embeds[0].description
+    assert "**Answers:** anthropic (`claude-haiku-4-5`)" in text
+    assert "**Totals:** 3 sources, 9 documents, 36 passages; 1 stale, 1 failing" in text
+    assert "**Last refresh:** 1h ago" in text
+    lines = text.splitlines()[4:]
+    assert lines == [
+        "✖ **broken**: refreshed 1h ago, every 6h; last error: clone failed",
+        "⚠ **old**: refreshed 2d ago, every 6h; stale",
+        "✓ **fresh**: refreshed 1h ago, every 6h",
+    ]
+
+
+def test_status_with_many_sources_summarises_the_fresh_ones():
+    statuses = [SourceStatus(state(f"group/project-{n:03d}"), 3600, False) for n in range(400)]
+    reply = status_reply(statuses, "none", None, NOW)
+    assert_within_limits(reply)
+    assert re.search(
+        r"…and \d+ more \(`python -m bot.cli index status` lists all\)$",
+        reply.embeds[0].description,
+    )

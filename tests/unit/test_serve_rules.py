@@ -1,0 +1,107 @@
+"""What serve needs before it connects, the answer bound, and the per-user rate limit."""
+
+import pytest
+
+from bot import config
+from bot.config import RateLimit
+from bot.errors import ConfigError
+from bot.ratelimit import RateLimiter, whole_seconds
+from tests.fakes.discord import TOKEN
+
+
+def load(tmp_path, text: str = "", **env: str) -> config.Config:
+    path = tmp_path / "phpbotscout.toml"
+    path.write_text('[sources]\nlocal = ["."]\n' + text)
+    return config.load(str(path), {"HOME": str(tmp_path), **env}, tmp_path)
+
+
+def test_serve_without_a_token_is_refused_naming_the_variable(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        config.check_serve(load(tmp_path))
+    assert "DISCORD_TOKEN" in str(caught.value) and "developer portal" in str(caught.value)
+    assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize("token", ["not-a-token", "a.b", "bm90ZGlnaXRz.x.y", "MTIz..z", "!!!.x.y"])
+def test_a_token_that_cannot_be_a_bot_token_is_refused_without_showing_it(tmp_path, token):
+    with pytest.raises(ConfigError) as caught:
+        config.check_serve(load(tmp_path, DISCORD_TOKEN=token))
+    assert "DISCORD_TOKEN" in str(caught.value) and token not in str(caught.value)
+
+
+def test_a_real_shaped_token_passes(tmp_path):
+    config.check_serve(load(tmp_path, DISCORD_TOKEN=TOKEN))
+
+
+def test_the_webhook_needs_its_secret(tmp_path):
+    listening = load(tmp_path, '[webhook]\nlisten = "127.0.0.1:8088"\n', DISCORD_TOKEN=TOKEN)
+    with pytest.raises(ConfigError, match="PHPBOTSCOUT_WEBHOOK_SECRET"):
+        config.check_serve(listening)
+    config.check_serve(
+        load(
+            tmp_path,
+            '[webhook]\nlisten = "127.0.0.1:8088"\n',
+            DISCORD_TOKEN=TOKEN,
+            PHPBOTSCOUT_WEBHOOK_SECRET="s3cret",
+        )
+    )
+
+
+def test_the_answer_bound_defaults_to_four_and_is_checked(tmp_path):
+    assert load(tmp_path).discord_max_concurrent_answers == 4
+    assert (
+        load(tmp_path, "[discord]\nmax_concurrent_answers = 1\n").discord_max_concurrent_answers
+        == 1
+    )
+    for bad in ("0", "65", '"4"', "true", "2.5"):
+        with pytest.raises(ConfigError, match=r"discord\.max_concurrent_answers.*1 to 64"):
+            load(tmp_path, f"[discord]\nmax_concurrent_answers = {bad}\n")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_each_user_gets_count_asks_per_sliding_window():
+    clock = Clock()
+    limiter = RateLimiter(RateLimit(3, 60), clock)
+    for _ in range(3):
+        assert limiter.acquire("ann") == 0
+        clock.now += 20
+    clock.now -= 10  # 50 s after the first ask
+    assert limiter.acquire("ann") == pytest.approx(10)
+    assert limiter.acquire("bob") == 0  # someone else is not affected
+    clock.now += 10
+    assert limiter.acquire("ann") == 0  # the oldest ask left the window
+    assert limiter.acquire("ann") == pytest.approx(20)
+
+
+def test_a_refused_ask_is_not_counted():
+    clock = Clock()
+    limiter = RateLimiter(RateLimit(1, 10), clock)
+    assert limiter.acquire("ann") == 0
+    for _ in range(5):
+        clock.now += 1
+        assert limiter.acquire("ann") > 0
+    clock.now += 5.5
+    assert limiter.acquire("ann") == 0
+
+
+def test_users_whose_window_emptied_are_forgotten():
+    clock = Clock()
+    limiter = RateLimiter(RateLimit(1, 1), clock)
+    for n in range(2000):
+        limiter.acquire(f"user-{n}")
+        clock.now += 0.01
+    clock.now += 5
+    for n in range(1000):
+        limiter.acquire(f"later-{n}")
+    assert len(limiter._asks) <= 1000
+
+
+def test_waits_are_told_in_whole_seconds_never_zero():
+    assert whole_seconds(0.001) == 1 and whole_seconds(41.2) == 42 and whole_seconds(3.0) == 3
