@@ -147,9 +147,14 @@ class Engine:
 
     async def stale_sources(self, results: Sequence[Result]) -> list[str]:
         """Names of the sources behind ``results`` that are past their refresh interval."""
-        names = {r.repo for r in results}
+        moment = datetime.now(UTC)
+        refreshed = await catalog.last_refreshed(self.store, {r.repo for r in results})
         return sorted(
-            s.state.name for s in await self.status() if s.stale and s.state.name in names
+            name
+            for name, at in refreshed.items()
+            if at is None
+            or (moment - datetime.fromisoformat(at)).total_seconds()
+            > self.config.interval_for(name)
         )
 
     def composer(self) -> Composer | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -86,3 +87,16 @@ async def chunk_count(store: Store) -> int:
         "JOIN sources s ON s.name = d.source WHERE s.verdict != 'rejected'"
     )
     return int(row[0]) if row else 0
+
+
+async def last_refreshed(store: Store, names: Iterable[str]) -> dict[str, str | None]:
+    """When each named source was last refreshed (``None`` if never): cheap, for every answer."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return {}
+    marks = ", ".join("?" * len(wanted))
+    rows = await store.fetchall(
+        f"SELECT name, refreshed_at FROM sources WHERE name IN ({marks})",  # noqa: S608
+        tuple(wanted),
+    )
+    return {row[0]: row[1] for row in rows}

@@ -60,6 +60,18 @@ class Result:
     indexed_at: str
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A ranked chunk before selection: only what the selection rules look at."""
+
+    chunk_id: int
+    document_id: int
+    score: float
+    repo: str
+    symbol: str
+    text: str
+
+
 class Retriever(Protocol):
     """Finds passages relevant to a question; the seam a hybrid retriever arrives through."""
 
@@ -78,6 +90,14 @@ WHERE {table} MATCH ? {source_filter} ORDER BY bm25({table}, {weights}) LIMIT ?
 """
 # A join, not "rowid IN (subquery)": FTS5 would run the subquery for every match.
 _SOURCE_JOIN = "JOIN chunks c ON c.id = {table}.rowid JOIN documents d ON d.id = c.document_id"
+
+_CANDIDATES_SQL = """
+SELECT c.id, c.document_id, d.source, c.symbol, c.body
+FROM chunks c
+JOIN documents d ON d.id = c.document_id
+JOIN sources s ON s.name = d.source
+WHERE c.id IN ({ids}) AND s.verdict != 'rejected'
+"""
 
 _ROWS_SQL = """
 SELECT c.id, c.document_id, d.source, d.path, d.kind, d.page_url, d.commit_sha, d.indexed_at,
@@ -102,7 +122,7 @@ class FtsRetriever:
     ) -> None:
         self._store = store
         self._weights = weights or Weights()
-        self._candidates = candidates
+        self._candidates_wanted = candidates
         self._named_slots = named_slots
 
     async def retrieve(self, question: str, limit: int = PASSAGES) -> list[Result]:
@@ -112,17 +132,23 @@ class FtsRetriever:
             return []
         names = await self._source_names()
         named = named_sources(question, names)
-        named_results: list[Result] = []
         narrowed = build_query(without_names(question, named)) if named else ""
-        searches = [self.search(narrowed, self._candidates, source=n) for n in named if narrowed]
-        *per_source, general = await asyncio.gather(*searches, self.search(query, self._candidates))
-        named_results = sorted(
-            (r for results in per_source for r in results), key=lambda r: r.score, reverse=True
+        wanted = self._candidates_wanted
+        searches = [self._candidates(narrowed, wanted, source=n) for n in named if narrowed]
+        *per_source, general = await asyncio.gather(*searches, self._candidates(query, wanted))
+        named_candidates = sorted(
+            (c for found in per_source for c in found), key=lambda c: c.score, reverse=True
         )
-        return select(named_results, general, limit, self._named_slots)
+        return await self._results(select(named_candidates, general, limit, self._named_slots))
 
     async def search(self, query: str, limit: int, source: str | None = None) -> list[Result]:
         """Run one query against both indexes; ``source`` restricts it to one source."""
+        return await self._results(await self._candidates(query, limit, source))
+
+    async def _candidates(
+        self, query: str, limit: int, source: str | None = None
+    ) -> list[Candidate]:
+        """The best ``limit`` chunks for ``query``, carrying only what selection needs."""
         w = self._weights
         # Each index is asked for more than ``limit`` rows: a chunk strong in one index and
         # middling in the other must still be there to have its two scores added.
@@ -145,16 +171,28 @@ class FtsRetriever:
                 scores[chunk_id] += score
             for chunk_id, weight in await self._weights_of(list(scores)):
                 scores[chunk_id] *= weight
-            best = sorted(scores, key=lambda c: scores[c], reverse=True)
-            rows = await self._rows(best[: limit * 2])
+            best = sorted(scores, key=lambda c: scores[c], reverse=True)[: limit * 2]
+            rows = await self._fetch(_CANDIDATES_SQL, best)
         except sqlite3.Error as exc:
-            raise StoreError(
-                f"Searching the index at {self._store.path} failed ({exc}). "
-                "Run 'python -m bot.cli index build' to rebuild it."
-            ) from None
-        results = [_result(row, scores[row["id"]]) for row in rows]
-        results.sort(key=lambda r: (-r.score, r.chunk_id))
-        return results[:limit]
+            raise self._unreadable(exc) from None
+        found = [Candidate(r[0], r[1], scores[r[0]], r[2], r[3], r[4]) for r in rows]
+        found.sort(key=lambda c: (-c.score, c.chunk_id))
+        return found[:limit]
+
+    async def _results(self, chosen: list[Candidate]) -> list[Result]:
+        """The full, citable passages of the chosen candidates, in their order."""
+        try:
+            rows = await self._fetch(_ROWS_SQL, [c.chunk_id for c in chosen])
+        except sqlite3.Error as exc:
+            raise self._unreadable(exc) from None
+        by_id = {row["id"]: row for row in rows}
+        return [_result(by_id[c.chunk_id], c.score) for c in chosen if c.chunk_id in by_id]
+
+    def _unreadable(self, exc: sqlite3.Error) -> StoreError:
+        return StoreError(
+            f"Searching the index at {self._store.path} failed ({exc}). "
+            "Run 'python -m bot.cli index build' to rebuild it."
+        )
 
     async def _rank(
         self, table: str, weights: str, query: str, depth: int, source: str | None
@@ -175,11 +213,10 @@ class FtsRetriever:
         sql = f"SELECT id, weight FROM chunks WHERE weight != 1.0 AND id IN ({_marks(ids)})"  # noqa: S608
         return await self._store.fetchall(sql, tuple(ids))
 
-    async def _rows(self, ids: list[int]) -> list[sqlite3.Row]:
+    async def _fetch(self, sql: str, ids: list[int]) -> list[sqlite3.Row]:
         if not ids:
             return []
-        sql = _ROWS_SQL.format(ids=_marks(ids))
-        return await self._store.fetchall(sql, tuple(ids))
+        return await self._store.fetchall(sql.format(ids=_marks(ids)), tuple(ids))
 
     async def _source_names(self) -> list[str]:
         rows = await self._store.fetchall(SERVED_SOURCES_SQL)
