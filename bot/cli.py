@@ -302,7 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger(chatty).setLevel(logging.WARNING)
     wants_json = bool(getattr(args, "json", False))
     try:
-        config = config_module.load(args.config, os.environ, Path.cwd())
+        config = config_module.load(
+            args.config, config_module.environment(os.environ, Path.cwd()), Path.cwd()
+        )
         return asyncio.run(_run(args, config))
     except PhpbotscoutError as exc:
         if wants_json:

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from dotenv import dotenv_values
+
 from bot.errors import ConfigError
 from bot.forge.origin import is_loopback
 
@@ -364,6 +366,16 @@ def data_dir(env: Mapping[str, str]) -> Path:
 def project_root() -> Path:
     """Return the checkout this package runs from: the embedded default corpus."""
     return Path(__file__).resolve().parent.parent
+
+
+def environment(process_env: Mapping[str, str], cwd: Path) -> dict[str, str]:
+    """The process environment over the ``.env`` file in ``cwd``, when there is one.
+
+    The real environment wins, so a deployment's settings are never shadowed by a stray file.
+    """
+    dotenv_path = cwd / ".env"
+    values = dotenv_values(dotenv_path) if dotenv_path.is_file() else {}
+    return {**{k: v for k, v in values.items() if v is not None}, **process_env}
 
 
 def find_config_file(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Path | None:

@@ -138,3 +138,17 @@ def test_the_provider_is_none_without_a_key_and_refused_without_what_it_needs(tm
         build_composer(loaded)
     none = _load(tmp_path, '[sources]\nlocal = ["."]\n')
     assert none.answer_provider == "none" and build_composer(none) is None
+
+
+def test_a_dotenv_file_supplies_secrets_but_the_environment_wins(tmp_path):
+    (tmp_path / ".env").write_text("GITLAB_TOKEN=from-file\nDISCORD_TOKEN=file-discord\n# note\n")
+    env = config.environment({"DISCORD_TOKEN": "from-env", "HOME": str(tmp_path)}, tmp_path)
+    loaded = _load(tmp_path, '[sources]\nlocal = ["."]\n', env)
+    assert loaded.secrets.gitlab_token is not None
+    assert loaded.secrets.gitlab_token.reveal() == "from-file"
+    assert loaded.secrets.discord_token is not None
+    assert loaded.secrets.discord_token.reveal() == "from-env"
+
+
+def test_without_a_dotenv_file_the_environment_is_used_as_it_is(tmp_path):
+    assert config.environment({"A": "1"}, tmp_path) == {"A": "1"}
