@@ -24,6 +24,8 @@ from bot.config import Config
 from bot.errors import EmptyIndexError, ProviderError, StoreError, UsageError
 from bot.index import catalog, records
 from bot.index.catalog import SourceState
+from bot.index.embedder import Embedder, packaged_embedder
+from bot.index.hybrid import HybridRetriever
 from bot.index.query import build_query
 from bot.index.records import Asked
 from bot.index.retriever import PASSAGES, FtsRetriever, Result, Retriever
@@ -62,10 +64,18 @@ class Engine:
         store: Store,
         retriever: Retriever | None = None,
         composer: Composer | None = None,
+        embedder: Embedder | None = None,
     ):
         self.config = config
         self.store = store
-        self.retriever: Retriever = retriever or FtsRetriever(store)
+        # Hybrid mode needs a model; without the extra that installs one this is the
+        # configuration error that says what to install.
+        self.embedder: Embedder | None = None
+        if config.retrieval_mode == "hybrid":
+            self.embedder = embedder or packaged_embedder()
+        self.retriever: Retriever = retriever or (
+            HybridRetriever(store, self.embedder) if self.embedder else FtsRetriever(store)
+        )
         self._composer = composer
         self._composer_built = composer is not None
 
@@ -96,7 +106,14 @@ class Engine:
         progress: Progress | None = None,
     ) -> RefreshReport:
         """Run THE refresh path (``index build`` and the scheduler both come here)."""
-        return await refresh(self.config, self.store, only=only, force=force, progress=progress)
+        return await refresh(
+            self.config,
+            self.store,
+            only=only,
+            force=force,
+            progress=progress,
+            embedder=self.embedder,
+        )
 
     async def sources(self) -> list[SourceState]:
         """Every candidate source with its verdict and the clause that decided it."""

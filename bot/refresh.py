@@ -25,6 +25,8 @@ from bot.forge.candidates import Candidate, Verdict
 from bot.forge.local import discover_local, is_repository
 from bot.forge_refresh import GitLabSources
 from bot.index import catalog, writer
+from bot.index.embedder import Embedder
+from bot.index.embeddings import embed_pending
 from bot.index.store import Store
 from bot.indexing import plan_source
 from bot.outcomes import Progress, QuietProgress, SourceOutcome
@@ -66,6 +68,7 @@ async def refresh(
     due_only: bool = False,
     progress: Progress | None = None,
     forge: Forge | None = None,
+    embedder: Embedder | None = None,
 ) -> RefreshReport:
     """Discover every candidate, record its verdict, and re-index admitted sources that moved.
 
@@ -78,6 +81,8 @@ async def refresh(
             discovery and verdicts still cover every source.
         progress: receives progress events.
         forge: the forge to discover from (default: GitLab at ``gitlab.url.api``).
+        embedder: in hybrid mode, the model that embeds every chunk still without a vector
+            once the sources are written (new or changed text only; all after a model change).
 
     Raises:
         UsageError: ``only`` names a source discovery did not find.
@@ -132,6 +137,8 @@ async def refresh(
         if gitlab is not None:
             outcomes += await gitlab.refresh(only=only, due=due, force=force, progress=progress)
         errors = tuple(gitlab.errors) if gitlab is not None else ()
+    if embedder is not None:
+        await embed_pending(store, embedder)
     return RefreshReport(
         tuple(candidates),
         tuple(outcomes),

