@@ -80,9 +80,18 @@ class Engine:
         self._composer_built = composer is not None
 
     @classmethod
-    async def open(cls, config: Config) -> Engine:
-        """Open (and migrate) the configured index."""
-        return cls(config, await Store.open(config.index_path))
+    async def open(cls, config: Config, embedder: Embedder | None = None) -> Engine:
+        """Open (and migrate) the configured index.
+
+        Raises:
+            ConfigError: hybrid retrieval is configured but no embedding model is installed.
+        """
+        store = await Store.open(config.index_path)
+        try:
+            return cls(config, store, embedder=embedder)
+        except BaseException:
+            await store.close()
+            raise
 
     async def close(self) -> None:
         """Close the composer's connections and the index."""

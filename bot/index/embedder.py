@@ -77,15 +77,29 @@ class PackagedMiniLM:
         model = self._load()
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        # One question is a few dozen tokens: splitting it across cores costs more in hand-offs
-        # than it saves, and leaves the database threads of the same search without a core.
-        # Index-time batches use every core. (The setting is process-wide; the worst a race
-        # between the two can do is make one call slower.)
+        # A question is a few dozen tokens: one core embeds it in about as little time, and
+        # a pool of worker threads would go on spinning for a while after it, taking the
+        # cores the search that follows needs. Index-time batches use every core. (The
+        # setting is process-wide; the worst a race between the two can do is slow one call.)
         self._torch.set_num_threads(1 if len(texts) == 1 else self._threads)
+        if len(texts) == 1:
+            return self._embed_one(model, texts[0])
         vectors = model.encode(
             list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False
         )
         return normalised(vectors)
+
+    def _embed_one(self, model: Any, text: str) -> Matrix:
+        # The model's own encode() sorts, batches and converts for many texts; for a single
+        # question that bookkeeping costs a fifth of the time, so the network runs directly:
+        # the same tokenizer, the same mean pooling over real tokens, the same normalising.
+        torch = self._torch
+        with torch.inference_mode():
+            # sentence-transformers renamed tokenize() to preprocess(); take whichever exists.
+            prepare = getattr(model, "preprocess", None) or model.tokenize
+            features = prepare([text])
+            output = model.forward(features)["sentence_embedding"]
+            return normalised(output.float().numpy())
 
 
 def packaged_embedder(

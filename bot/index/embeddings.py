@@ -52,8 +52,12 @@ async def recorded_model(store: Store) -> RecordedModel | None:
 
 async def embed_pending(store: Store, embedder: Embedder, batch: int = BATCH) -> EmbeddingReport:
     """Give every chunk without a vector one, re-making all of them if the model changed."""
-    dimensions = await asyncio.to_thread(dimensions_of, embedder)
     recorded = await recorded_model(store)
+    bare = await store.fetchone("SELECT count(*) FROM chunks WHERE vector IS NULL")
+    if recorded is not None and recorded.name == embedder.name and bare and bare[0] == 0:
+        # Nothing new and the same model: not even loading it is needed.
+        return EmbeddingReport(recorded.name, recorded.dimensions, 0, reset=False)
+    dimensions = await asyncio.to_thread(dimensions_of, embedder)
     reset = recorded is not None and recorded != RecordedModel(embedder.name, dimensions)
     if recorded is None or reset:
         async with store.write() as conn:

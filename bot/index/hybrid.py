@@ -94,25 +94,18 @@ class HybridRetriever:
         query = build_query(question)
         if not query or limit <= 0:
             return []
-        embedding = (
-            asyncio.create_task(asyncio.to_thread(self._embedder.embed, [question]))
-            if self._embedder is not None
-            else None
+        # The question is embedded before the searches start rather than beside them: on two
+        # cores the model and SQLite slowed each other down more than the overlap saved.
+        vector = self._embedder.embed([question]) if self._embedder is not None else None
+        snap = await self._current()
+        names = await self._source_names()
+        named = named_sources(question, names)
+        narrowed = build_query(without_names(question, named)) if named else ""
+        sources = [n for n in named if narrowed]
+        lexical = await asyncio.gather(
+            *(self._fts.search(narrowed, self._depth, source=n) for n in sources),
+            self._fts.search(query, self._depth),
         )
-        try:
-            snap = await self._current()
-            names = await self._source_names()
-            named = named_sources(question, names)
-            narrowed = build_query(without_names(question, named)) if named else ""
-            sources = [n for n in named if narrowed]
-            lexical = await asyncio.gather(
-                *(self._fts.search(narrowed, self._depth, source=n) for n in sources),
-                self._fts.search(query, self._depth),
-            )
-            vector = await embedding if embedding is not None else None
-        finally:
-            if embedding is not None and not embedding.done():
-                embedding.cancel()
         *per_source, general = lexical
         described = snap.table.described(question, self._depth)
 
@@ -138,10 +131,19 @@ class HybridRetriever:
         prefer = {r.chunk_id: rank for rank, r in enumerate(general)}
         pinned = pins(snap.table.named(question), prefer, MAX_PINNED)
 
-        order = [*pinned, *(c for c, _ in fused_named), *(c for c, _ in fused_general)]
-        wanted = list(dict.fromkeys(order))
+        # Lexical results are passages already; only chunks that the other rankings brought
+        # in are read, and only as far down as selection can plausibly reach.
+        reach = max(4 * limit, 32)
+        known = {r.chunk_id: r for results in lexical for r in results}
+        wanted = [
+            *pinned,
+            *(c for c, _ in fused_named[:reach]),
+            *(c for c, _ in fused_general[:reach]),
+        ]
         try:
-            passages = await self._fts.passages(wanted)
+            passages = known | await self._fts.passages(
+                [c for c in dict.fromkeys(wanted) if c not in known]
+            )
         except sqlite3.Error as exc:
             raise StoreError(
                 f"Reading passages from the index at {self._store.path} failed ({exc}). "
@@ -155,7 +157,9 @@ class HybridRetriever:
         ]
 
         def results(pairs: list[tuple[int, float]]) -> list[Result]:
-            return [dataclasses.replace(passages[c], score=s) for c, s in pairs if c in passages]
+            return [
+                dataclasses.replace(passages[c], score=s) for c, s in pairs[:reach] if c in passages
+            ]
 
         return select(
             [*pinned_results, *results(fused_named)],

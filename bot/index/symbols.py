@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from bot.corpus.identifiers import split_identifier
@@ -86,19 +87,20 @@ def mentioned_names(question: str) -> list[str]:
             continue
         coded = raw.startswith("`") or raw.endswith(("()", "`"))
         parts = name.split(".")
-        if len(parts) > 1 and not all(len(p) > 1 for p in parts):
-            continue  # "e.g" and "i.e" are not names
+        if len(parts) > 1 and len(parts[-1]) < 2:
+            continue  # "e.g" and "i.e" are not names; "c.FlagNames" is
         if coded or len(parts) > 1 or "_" in name.strip("_") or _CAMEL.search(name):
             names.append(name)
     return names
 
 
 def _stem(word: str) -> str:
-    # Enough to let "updates", "updated" and "updating" meet "update"; nothing cleverer.
+    # Enough to let "update", "updates", "updated" and "updating" meet; nothing cleverer.
     for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+        if len(word) > len(suffix) + 3 and word.endswith(suffix) and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    return word.removesuffix("e") if len(word) > 4 else word
 
 
 def _content_words(words: Iterable[str]) -> set[str]:
@@ -173,22 +175,26 @@ class SymbolTable:
             return []
         limit = 2 if len(key) >= LONG_NAME else 1
         hits = []
-        for other in self._folded_keys:
-            if abs(len(other) - len(key)) > limit:
-                continue
-            edits = Levenshtein.distance(key, other, score_cutoff=limit)
-            if edits <= limit:
-                hits += [
-                    NamedHit(d.chunk_id, d.symbol, written, Route.MISSPELLED, w, edits)
-                    for d, w in self._folded[other]
-                ]
+        near = process.extract(
+            key,
+            self._folded_keys,
+            scorer=Levenshtein.distance,
+            score_cutoff=limit,
+            limit=None,
+        )
+        for other, edits, _ in near:
+            hits += [
+                NamedHit(d.chunk_id, d.symbol, written, Route.MISSPELLED, w, int(edits))
+                for d, w in self._folded[other]
+            ]
         return hits
 
     def described(self, question: str, limit: int = 64) -> list[int]:
         """Chunks whose symbol's words the question uses, best first.
 
-        A symbol qualifies when the question uses at least two of its words and at least
-        half of them; more of its words used, then fewer words in all, rank higher.
+        A symbol qualifies when the question uses every one of its words, and at least two:
+        measured on the benchmark, letting half of them qualify pulled code above the docs
+        sections that answered. More of its words used ranks higher.
         """
         asked = _content_words(w.lower() for w in _WORD.findall(question))
         counts: dict[int, int] = defaultdict(int)
@@ -214,6 +220,8 @@ def pins(named: list[list[NamedHit]], prefer: Mapping[int, int], most: int) -> l
     chosen: list[int] = []
     ordered = sorted(named, key=lambda hits: hits[0].route)
     for hits in ordered:
+        if len(chosen) >= most:
+            break
         best = hits[0]
         tied = [
             h for h in hits if (h.whole, h.route, h.edits) == (best.whole, best.route, best.edits)
@@ -222,6 +230,4 @@ def pins(named: list[list[NamedHit]], prefer: Mapping[int, int], most: int) -> l
         pick = min(tied, key=lambda h: (prefer.get(h.chunk_id, unranked), h.chunk_id))
         if pick.chunk_id not in chosen:
             chosen.append(pick.chunk_id)
-        if len(chosen) >= most:
-            break
     return chosen

@@ -67,5 +67,11 @@ def nearest(
     if rows.size == 0:
         return []
     picked = scores[rows]
+    if rows.size > limit:
+        # Only the best ``limit`` need ordering; partitioning first keeps this linear. The
+        # cut keeps every row scoring at least the ``limit``-th best, so ties are all there.
+        threshold = np.partition(picked, rows.size - limit)[rows.size - limit]
+        keep = picked >= threshold
+        rows, picked = rows[keep], picked[keep]
     order = np.lexsort((rows, -picked))[:limit]
     return [int(r) for r in rows[order]]
