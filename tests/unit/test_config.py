@@ -47,6 +47,7 @@ def test_relative_paths_resolve_against_the_file(tmp_path):
         ('[discord]\nrate_limit = "lots"\n', "discord.rate_limit", "COUNT/DURATION"),
         ('[gitlab.url]\napi = "ftp://x"\n', "gitlab.url.api", "scheme https or http"),
         ('[webhook]\nlisten = "8080"\n', "webhook.listen", "HOST:PORT"),
+        ('[retrieval]\nmode = "vector"\n', "retrieval.mode", "one of 'bm25', 'hybrid'"),
     ],
 )
 def test_bad_values_name_the_key_the_value_and_what_is_allowed(tmp_path, text, key, allowed):
@@ -138,3 +139,9 @@ def test_the_provider_is_none_without_a_key_and_refused_without_what_it_needs(tm
         build_composer(loaded)
     none = _load(tmp_path, '[sources]\nlocal = ["."]\n')
     assert none.answer_provider == "none" and build_composer(none) is None
+
+
+def test_retrieval_mode_is_bm25_unless_hybrid_is_chosen(tmp_path):
+    assert _load(tmp_path, '[sources]\nlocal = ["."]\n').retrieval_mode == "bm25"
+    chosen = _load(tmp_path, '[sources]\nlocal = ["."]\n[retrieval]\nmode = "hybrid"\n')
+    assert chosen.retrieval_mode == "hybrid"
