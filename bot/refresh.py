@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from bot.clones import Clones
 from bot.config import Config
 from bot.corpus.documents import CORPUS_VERSION
-from bot.errors import SourceError, UsageError
+from bot.errors import SourceError, StoreError, UsageError
 from bot.forge.base import Forge
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.local import discover_local, is_repository
@@ -138,7 +138,7 @@ async def refresh(
             outcomes += await gitlab.refresh(only=only, due=due, force=force, progress=progress)
         errors = tuple(gitlab.errors) if gitlab is not None else ()
     if embedder is not None:
-        await embed_pending(store, embedder)
+        errors += await _embed(store, embedder)
     return RefreshReport(
         tuple(candidates),
         tuple(outcomes),
@@ -147,6 +147,25 @@ async def refresh(
         errors=errors,
         clones_deleted=tuple(deleted),
     )
+
+
+async def _embed(store: Store, embedder: Embedder) -> tuple[str, ...]:
+    """Embed what the sources' writes left without a vector; a failure is reported, not raised.
+
+    The sources are already written and searchable by their words when this runs, so a model
+    that fails costs the vector half of the new chunks until the next build, not the refresh.
+    """
+    try:
+        await embed_pending(store, embedder)
+    except StoreError:
+        raise
+    except Exception as exc:  # the model is third-party code: any failure it raises lands here
+        log.warning("embedding failed: %s", exc)
+        return (
+            f"embedding with {embedder.name} failed ({type(exc).__name__}: {exc}); the passages "
+            "are searchable by their words, and the next index build embeds them",
+        )
+    return ()
 
 
 async def _due(config: Config, store: Store) -> set[str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +38,8 @@ from bot.index.selection import named_sources, select, without_names
 from bot.index.store import Store
 from bot.index.symbols import Declared, SymbolTable, pins
 from bot.index.vectors import Matrix, nearest, stack
+
+log = logging.getLogger(__name__)
 
 DEPTH = 64  # how far down each ranking is read before fusing
 MAX_PINNED = 2  # named symbols pinned first; the rest of the slots stay with the fused ranking
@@ -98,7 +101,7 @@ class HybridRetriever:
         # that holds up other coroutines for that long. Measured on two cores, running it
         # beside the searches slowed both, and handing it to a worker thread (even always the
         # same one) added 8 to 15 ms at the median and more at p95, for no gain in throughput.
-        vector = self._embedder.embed([question]) if self._embedder is not None else None
+        vector = self._embed(question)
         snap = await self._current()
         names = await self._source_names()
         named = named_sources(question, names)
@@ -169,6 +172,15 @@ class HybridRetriever:
             limit,
             self._named_slots,
         )
+
+    def _embed(self, question: str) -> Matrix | None:
+        if self._embedder is None:
+            return None
+        try:
+            return self._embedder.embed([question])
+        except Exception as exc:  # third-party model code: whatever it raises, words still work
+            log.warning("embedding the question failed, answering from words alone: %s", exc)
+            return None
 
     def _nearest(self, snap: _Snapshot, vector: Matrix, source: str | None) -> list[int]:
         if snap.matrix.shape[0] == 0 or vector.shape[-1] != snap.matrix.shape[1]:

