@@ -118,13 +118,20 @@ def _repositories_dir(repos: Path) -> Path:
     return repos.resolve()
 
 
-async def run(questions_path: Path, repos: Path) -> dict[str, Any]:
-    """Index every repository under ``repos`` and measure retrieval on the questions."""
+async def run(questions_path: Path, repos: Path, mode: str = "bm25") -> dict[str, Any]:
+    """Index every repository under ``repos`` and measure retrieval on the questions.
+
+    ``mode`` is ``retrieval.mode``: ``hybrid`` also embeds every chunk while building.
+    """
     questions = await asyncio.to_thread(load_questions, questions_path)
     repos = await asyncio.to_thread(_repositories_dir, repos)
     with tempfile.TemporaryDirectory(prefix="phpbotscout-bench-") as tmp:
         config = config_module.from_mapping(
-            {"sources": {"local": [str(repos)]}, "index": {"path": "bench.sqlite"}},
+            {
+                "sources": {"local": [str(repos)]},
+                "index": {"path": "bench.sqlite"},
+                "retrieval": {"mode": mode},
+            },
             env={},
             base=Path(tmp),
         )
@@ -167,6 +174,7 @@ async def run(questions_path: Path, repos: Path) -> dict[str, Any]:
     every = [r for band in ANSWERABLE for r in ranks[band]]
     best_unanswerable = max((u["top_score"] for u in unanswerable), default=0.0)
     return {
+        "mode": mode,
         "bands": {band: band_metrics(ranks[band]) for band in ANSWERABLE if ranks[band]},
         "overall": band_metrics(every),
         "build": {

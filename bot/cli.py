@@ -23,7 +23,7 @@ from rich.table import Table
 from bot import bench, render
 from bot import config as config_module
 from bot.answer.backlog import parse_since
-from bot.config import Config
+from bot.config import RETRIEVAL_MODES, Config
 from bot.engine import Engine
 from bot.errors import PhpbotscoutError
 from bot.refresh import RefreshReport, SourceOutcome
@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("questions", type=Path, help="questions file (JSON Lines)")
     bench_cmd.add_argument(
         "--repos", type=Path, required=True, metavar="DIR", help="directory of git repositories"
+    )
+    bench_cmd.add_argument(
+        "--retrieval",
+        choices=RETRIEVAL_MODES,
+        default="bm25",
+        help="retrieval mode to measure (hybrid needs the embed extra)",
     )
     bench_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
@@ -248,7 +254,7 @@ async def cmd_gaps(engine: Engine, args: argparse.Namespace, out: Console) -> in
 
 async def cmd_bench(args: argparse.Namespace) -> int:
     """Run the retrieval benchmark."""
-    result = await bench.run(args.questions, args.repos)
+    result = await bench.run(args.questions, args.repos, args.retrieval)
     if args.json:
         _print_json(result)
     else:

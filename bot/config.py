@@ -24,7 +24,7 @@ from bot.forge.origin import is_loopback
 
 PROVIDERS = ("anthropic", "claude-local", "none")
 MARKDOWN_SCOPES = ("site", "all")
-RETRIEVAL_MODES = ("bm25",)
+RETRIEVAL_MODES = ("bm25", "hybrid")
 DEFAULT_MODEL = "claude-haiku-4-5"
 CONFIG_FILE_NAME = "phpbotscout.toml"
 

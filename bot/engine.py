@@ -24,6 +24,8 @@ from bot.config import Config
 from bot.errors import EmptyIndexError, ProviderError, StoreError, UsageError
 from bot.index import catalog, records
 from bot.index.catalog import SourceState
+from bot.index.embedder import Embedder, packaged_embedder
+from bot.index.hybrid import HybridRetriever
 from bot.index.query import build_query
 from bot.index.records import Asked
 from bot.index.retriever import PASSAGES, FtsRetriever, Result, Retriever
@@ -62,17 +64,34 @@ class Engine:
         store: Store,
         retriever: Retriever | None = None,
         composer: Composer | None = None,
+        embedder: Embedder | None = None,
     ):
         self.config = config
         self.store = store
-        self.retriever: Retriever = retriever or FtsRetriever(store)
+        # Hybrid mode needs a model; without the extra that installs one this is the
+        # configuration error that says what to install.
+        self.embedder: Embedder | None = None
+        if config.retrieval_mode == "hybrid":
+            self.embedder = embedder or packaged_embedder()
+        self.retriever: Retriever = retriever or (
+            HybridRetriever(store, self.embedder) if self.embedder else FtsRetriever(store)
+        )
         self._composer = composer
         self._composer_built = composer is not None
 
     @classmethod
-    async def open(cls, config: Config) -> Engine:
-        """Open (and migrate) the configured index."""
-        return cls(config, await Store.open(config.index_path))
+    async def open(cls, config: Config, embedder: Embedder | None = None) -> Engine:
+        """Open (and migrate) the configured index.
+
+        Raises:
+            ConfigError: hybrid retrieval is configured but no embedding model is installed.
+        """
+        store = await Store.open(config.index_path)
+        try:
+            return cls(config, store, embedder=embedder)
+        except BaseException:
+            await store.close()
+            raise
 
     async def close(self) -> None:
         """Close the composer's connections and the index."""
@@ -102,7 +121,13 @@ class Engine:
         way); ``only`` just the named ones.
         """
         return await refresh(
-            self.config, self.store, only=only, force=force, due_only=due_only, progress=progress
+            self.config,
+            self.store,
+            only=only,
+            force=force,
+            due_only=due_only,
+            progress=progress,
+            embedder=self.embedder,
         )
 
     async def sources(self) -> list[SourceState]:

@@ -19,12 +19,14 @@ from datetime import UTC, datetime
 from bot.clones import Clones
 from bot.config import Config
 from bot.corpus.documents import CORPUS_VERSION
-from bot.errors import SourceError, UsageError
+from bot.errors import SourceError, StoreError, UsageError
 from bot.forge.base import Forge
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.local import discover_local, is_repository
 from bot.forge_refresh import GitLabSources
 from bot.index import catalog, writer
+from bot.index.embedder import Embedder
+from bot.index.embeddings import embed_pending
 from bot.index.store import Store
 from bot.indexing import plan_source
 from bot.outcomes import Progress, QuietProgress, SourceOutcome
@@ -66,6 +68,7 @@ async def refresh(
     due_only: bool = False,
     progress: Progress | None = None,
     forge: Forge | None = None,
+    embedder: Embedder | None = None,
 ) -> RefreshReport:
     """Discover every candidate, record its verdict, and re-index admitted sources that moved.
 
@@ -78,6 +81,8 @@ async def refresh(
             discovery and verdicts still cover every source.
         progress: receives progress events.
         forge: the forge to discover from (default: GitLab at ``gitlab.url.api``).
+        embedder: in hybrid mode, the model that embeds every chunk still without a vector
+            once the sources are written (new or changed text only; all after a model change).
 
     Raises:
         UsageError: ``only`` names a source discovery did not find.
@@ -132,6 +137,8 @@ async def refresh(
         if gitlab is not None:
             outcomes += await gitlab.refresh(only=only, due=due, force=force, progress=progress)
         errors = tuple(gitlab.errors) if gitlab is not None else ()
+    if embedder is not None:
+        errors += await _embed(store, embedder)
     return RefreshReport(
         tuple(candidates),
         tuple(outcomes),
@@ -140,6 +147,25 @@ async def refresh(
         errors=errors,
         clones_deleted=tuple(deleted),
     )
+
+
+async def _embed(store: Store, embedder: Embedder) -> tuple[str, ...]:
+    """Embed what the sources' writes left without a vector; a failure is reported, not raised.
+
+    The sources are already written and searchable by their words when this runs, so a model
+    that fails costs the vector half of the new chunks until the next build, not the refresh.
+    """
+    try:
+        await embed_pending(store, embedder)
+    except StoreError:
+        raise
+    except Exception as exc:  # the model is third-party code: any failure it raises lands here
+        log.warning("embedding failed: %s", exc)
+        return (
+            f"embedding with {embedder.name} failed ({type(exc).__name__}: {exc}); the passages "
+            "are searchable by their words, and the next index build embeds them",
+        )
+    return ()
 
 
 async def _due(config: Config, store: Store) -> set[str]:

@@ -206,6 +206,13 @@ class FtsRetriever:
         params = (query, source, depth) if source else (query, depth)
         return {row[0]: -float(row[1]) for row in await self._store.fetchall(sql, params)}
 
+    async def passages(self, ids: list[int]) -> dict[int, Result]:
+        """The admitted chunks among ``ids`` as passages scored 0, by chunk id.
+
+        For retrievers composed on top of this one, which rank chunks by other means.
+        """
+        return {row["id"]: _result(row, 0.0) for row in await self._fetch(_ROWS_SQL, ids)}
+
     async def _weights_of(self, ids: list[int]) -> list[sqlite3.Row]:
         """Ranking multipliers of the chunks that are not at 1 (lists of links)."""
         if not ids:

@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import aiosqlite
+
 from bot.corpus.chunk import Chunk, Kind
 from bot.corpus.identifiers import search_terms
 from bot.forge.candidates import Candidate
 from bot.index.store import Store, now
+from bot.index.vectors import embed_text
 
 PATH_SEPARATOR = " › "
 
@@ -100,7 +103,9 @@ async def write_source(store: Store, plan: SourcePlan) -> None:
             [(d.commit, stamp, plan.name, d.path) for d in plan.kept],
         )
         for doc in plan.fresh:
+            kept_vectors: dict[str, bytes] = {}
             if doc.path in existing:
+                kept_vectors = await _vectors_of(conn, existing[doc.path])
                 await conn.execute("DELETE FROM documents WHERE id = ?", (existing[doc.path],))
             cursor = await conn.execute(
                 """
@@ -125,10 +130,16 @@ async def write_source(store: Store, plan: SourcePlan) -> None:
                 """
                 INSERT INTO chunks (document_id, ordinal, heading, heading_path, heading_terms,
                                     terms, body, anchor, symbol, start_line, end_line,
-                                    start_byte, end_byte, weight)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    start_byte, end_byte, weight, vector)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [_chunk_row(document_id, i, c) for i, c in enumerate(doc.chunks)],
+                [
+                    (
+                        *_chunk_row(document_id, i, c),
+                        kept_vectors.get(embed_text(c.heading_path, c.text)),
+                    )
+                    for i, c in enumerate(doc.chunks)
+                ],
             )
 
         # Only now that every file of the new commit is written do vanished files go.
@@ -156,6 +167,20 @@ async def write_source(store: Store, plan: SourcePlan) -> None:
                 plan.name,
             ),
         )
+
+
+async def _vectors_of(conn: aiosqlite.Connection, document_id: int) -> dict[str, bytes]:
+    """A document's stored vectors by the text they embed, to keep those whose text stays.
+
+    Rewriting a changed file must not send its unchanged sections back through the model.
+    """
+    async with conn.execute(
+        "SELECT heading_path, body, vector FROM chunks WHERE document_id = ? "
+        "AND vector IS NOT NULL",
+        (document_id,),
+    ) as cursor:
+        rows = await cursor.fetchall()
+    return {embed_text(r[0].split(PATH_SEPARATOR), r[1]): r[2] for r in rows}
 
 
 def _chunk_row(document_id: int | None, ordinal: int, chunk: Chunk) -> tuple[object, ...]:

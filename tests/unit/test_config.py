@@ -47,6 +47,7 @@ def test_relative_paths_resolve_against_the_file(tmp_path):
         ('[discord]\nrate_limit = "lots"\n', "discord.rate_limit", "COUNT/DURATION"),
         ('[gitlab.url]\napi = "ftp://x"\n', "gitlab.url.api", "scheme https or http"),
         ('[webhook]\nlisten = "8080"\n', "webhook.listen", "HOST:PORT"),
+        ('[retrieval]\nmode = "vector"\n', "retrieval.mode", "one of 'bm25', 'hybrid'"),
     ],
 )
 def test_bad_values_name_the_key_the_value_and_what_is_allowed(tmp_path, text, key, allowed):
@@ -152,3 +153,9 @@ def test_a_dotenv_file_supplies_secrets_but_the_environment_wins(tmp_path):
 
 def test_without_a_dotenv_file_the_environment_is_used_as_it_is(tmp_path):
     assert config.environment({"A": "1"}, tmp_path) == {"A": "1"}
+
+
+def test_retrieval_mode_is_bm25_unless_hybrid_is_chosen(tmp_path):
+    assert _load(tmp_path, '[sources]\nlocal = ["."]\n').retrieval_mode == "bm25"
+    chosen = _load(tmp_path, '[sources]\nlocal = ["."]\n[retrieval]\nmode = "hybrid"\n')
+    assert chosen.retrieval_mode == "hybrid"

@@ -1,0 +1,233 @@
+"""Finding code by the names a question mentions: the symbol routes of the lexical half.
+
+A question that names ``update_with_detection`` wants the chunk that declares it, and BM25
+may not deliver: the identifier is one rare token among many common ones, and a chunk that
+merely *calls* it can outscore the declaration. So names are matched against the symbol
+table (every code chunk's ``symbol``) four ways:
+
+- exact: the name as written (``FaceTrack.update_with_detection``, or just the member);
+- another style: ``updateWithDetection``, ``UpdateWithDetection`` and
+  ``update_with_detection`` fold onto one key;
+- misspelled: within one edit of the folded key (two for long names);
+- described: "what updates a track with a detection", by how many of the symbol's own words
+  the question uses.
+
+The first three are *named* hits: the retriever pins the best of them first. The fourth is
+only a ranking, fused with the others. Everything here is pure: the table is handed in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from bot.corpus.identifiers import split_identifier
+from bot.index.query import FUNCTION_WORDS
+
+# A dotted run of identifiers: ``Map.Lookup``, ``cobra.CheckErr``, ``update_with_detection``.
+_NAME = re.compile(r"`?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?`?")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]")
+_WORD = re.compile(r"[A-Za-z]+")
+
+MIN_FUZZY_LENGTH = 6  # shorter keys are one edit away from too many others
+LONG_NAME = 12  # from this length two edits are still the same name
+
+
+class Route(IntEnum):
+    """How a name in the question reached a symbol; lower is stronger."""
+
+    EXACT = 0
+    STYLE = 1
+    MISSPELLED = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """A chunk that declares a symbol (``Name``, ``Type.Method``)."""
+
+    chunk_id: int
+    repo: str
+    symbol: str
+
+
+@dataclass(frozen=True, slots=True)
+class NamedHit:
+    """A symbol a name in the question reached, and how."""
+
+    chunk_id: int
+    symbol: str
+    name: str  # as the question wrote it
+    route: Route
+    whole: bool  # the whole symbol matched, not only its member part
+    edits: int = 0
+
+
+def fold(name: str) -> str:
+    """The style-free key of a name: ``updateWithDetection`` -> ``updatewithdetection``."""
+    return ".".join("".join(split_identifier(part)) for part in name.split("."))
+
+
+def mentioned_names(question: str) -> list[str]:
+    """The identifiers a question writes as code, in order, each once.
+
+    A word counts when it could not be prose: it has an inner capital (``WithBlock``), an
+    underscore, a dot between identifiers (``Map.Lookup``), call parentheses, or backticks.
+    """
+    names: list[str] = []
+    for match in _NAME.finditer(question):
+        raw = match.group(0)
+        name = raw.strip("`").removesuffix("()")
+        if not name or name in names:
+            continue
+        coded = raw.startswith("`") or raw.endswith(("()", "`"))
+        parts = name.split(".")
+        if len(parts) > 1 and len(parts[-1]) < 2:
+            continue  # "e.g" and "i.e" are not names; "c.FlagNames" is
+        if coded or len(parts) > 1 or "_" in name.strip("_") or _CAMEL.search(name):
+            names.append(name)
+    return names
+
+
+def _stem(word: str) -> str:
+    # Enough to let "update", "updates", "updated" and "updating" meet; nothing cleverer.
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix) and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    return word.removesuffix("e") if len(word) > 4 else word
+
+
+def _content_words(words: Iterable[str]) -> set[str]:
+    return {_stem(w) for w in words if w not in FUNCTION_WORDS and len(w) > 1}
+
+
+class SymbolTable:
+    """Every declared symbol, indexed by exact name, by folded key, and by its words."""
+
+    def __init__(self, declared: Iterable[Declared]) -> None:
+        self._exact: dict[str, list[tuple[Declared, bool]]] = defaultdict(list)
+        self._folded: dict[str, list[tuple[Declared, bool]]] = defaultdict(list)
+        self._words: dict[str, set[int]] = defaultdict(set)
+        self._symbol_words: dict[int, set[str]] = {}
+        self._declared: dict[int, Declared] = {}
+        for item in declared:
+            if not item.symbol or item.symbol.startswith("package "):
+                continue
+            self._declared[item.chunk_id] = item
+            keys = [(item.symbol, True)]
+            if "." in item.symbol:
+                keys.append((item.symbol.rsplit(".", 1)[1], False))
+            for key, whole in keys:
+                self._exact[key].append((item, whole))
+                self._folded[fold(key)].append((item, whole))
+            words = _content_words(
+                w for part in item.symbol.split(".") for w in split_identifier(part)
+            )
+            self._symbol_words[item.chunk_id] = words
+            for word in words:
+                self._words[word].add(item.chunk_id)
+        self._folded_keys = [k for k in self._folded if len(k) >= MIN_FUZZY_LENGTH]
+
+    def __len__(self) -> int:
+        return len(self._declared)
+
+    def named(self, question: str) -> list[list[NamedHit]]:
+        """For each name the question mentions, the symbols it reaches, best first.
+
+        Names that reach nothing are left out. Within one name: the whole symbol before a
+        member part, exact before another style before misspelled, fewer edits first.
+        """
+        out = []
+        for name in mentioned_names(question):
+            hits = self._lookup(name)
+            if hits:
+                hits.sort(key=lambda h: (not h.whole, h.route, h.edits, h.chunk_id))
+                out.append(hits)
+        return out
+
+    def _lookup(self, name: str) -> list[NamedHit]:
+        # "cobra.CheckErr" and "c.FlagNames" qualify by package or variable, not by type:
+        # when the dotted whole is no symbol, the last part is tried alone.
+        candidates = [name]
+        if "." in name:
+            candidates.append(name.rsplit(".", 1)[1])
+        for candidate in candidates:
+            hits = self._by_name(candidate, name)
+            if hits:
+                return hits
+        return []
+
+    def _by_name(self, candidate: str, written: str) -> list[NamedHit]:
+        exact = self._exact.get(candidate, [])
+        if exact:
+            return [NamedHit(d.chunk_id, d.symbol, written, Route.EXACT, w) for d, w in exact]
+        key = fold(candidate)
+        styled = self._folded.get(key, [])
+        if styled:
+            return [NamedHit(d.chunk_id, d.symbol, written, Route.STYLE, w) for d, w in styled]
+        if len(key) < MIN_FUZZY_LENGTH:
+            return []
+        limit = 2 if len(key) >= LONG_NAME else 1
+        hits = []
+        near = process.extract(
+            key,
+            self._folded_keys,
+            scorer=Levenshtein.distance,
+            score_cutoff=limit,
+            limit=None,
+        )
+        for other, edits, _ in near:
+            hits += [
+                NamedHit(d.chunk_id, d.symbol, written, Route.MISSPELLED, w, int(edits))
+                for d, w in self._folded[other]
+            ]
+        return hits
+
+    def described(self, question: str, limit: int = 64) -> list[int]:
+        """Chunks whose symbol's words the question uses, best first.
+
+        A symbol qualifies when the question uses every one of its words, and at least two:
+        measured on the benchmark, letting half of them qualify pulled code above the docs
+        sections that answered. More of its words used ranks higher.
+        """
+        asked = _content_words(w.lower() for w in _WORD.findall(question))
+        counts: dict[int, int] = defaultdict(int)
+        for word in asked:
+            for chunk_id in self._words.get(word, ()):
+                counts[chunk_id] += 1
+        scored = []
+        for chunk_id, used in counts.items():
+            total = len(self._symbol_words[chunk_id])
+            if used >= 2 and used == total:
+                scored.append((-used / total, -used, total, chunk_id))
+        scored.sort()
+        return [item[3] for item in scored[:limit]]
+
+
+def pins(named: list[list[NamedHit]], prefer: Mapping[int, int], most: int) -> list[int]:
+    """The chunks to pin first: the best hit of each named symbol, at most ``most``.
+
+    Where one name reaches several equally good symbols (``Run`` in three repositories),
+    ``prefer`` (chunk id to its lexical rank) breaks the tie: the one the question's other
+    words also point at wins.
+    """
+    chosen: list[int] = []
+    ordered = sorted(named, key=lambda hits: hits[0].route)
+    for hits in ordered:
+        if len(chosen) >= most:
+            break
+        best = hits[0]
+        tied = [
+            h for h in hits if (h.whole, h.route, h.edits) == (best.whole, best.route, best.edits)
+        ]
+        unranked = len(prefer) + 1
+        pick = min(tied, key=lambda h: (prefer.get(h.chunk_id, unranked), h.chunk_id))
+        if pick.chunk_id not in chosen:
+            chosen.append(pick.chunk_id)
+    return chosen

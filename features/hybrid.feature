@@ -1,0 +1,70 @@
+Feature: Hybrid retrieval
+  In hybrid mode a question is searched three ways: by its words (BM25), by the names of
+  symbols it mentions or describes, and by meaning (an embedding model). The rankings are
+  fused by rank, and the chunk declaring a symbol the question names comes first. Embeddings
+  are made while indexing, and only for text that is new or changed.
+
+  Background:
+    Given a git repository "vision" holding "tracker.py":
+      """
+      \"\"\"Tracks faces across frames.\"\"\"
+
+
+      class FaceTrack:
+          \"\"\"One face followed over time.\"\"\"
+
+          def update_with_detection(self, detection):
+              \"\"\"Move the track to a new detection and reset its age.\"\"\"
+              self.box = detection.box
+              self.age = 0
+
+
+      def update_detections(tracks, detections):
+          \"\"\"Refresh every track's detections, calling update on each detection.\"\"\"
+          for track in tracks:
+              track.update(detections)
+      """
+    And a git repository "vision" holding "docs/updates.md":
+      """
+      # Updates
+
+      ## Update with detection
+
+      Each update with detection data runs per frame: update, detection, update, detection.
+      """
+    And a git repository "cli" holding "docs/flags.md":
+      """
+      # Flags
+
+      ## Required flags
+
+      Mark a flag as mandatory and the app stops with an error when it is missing.
+
+      ## Aliases
+
+      A flag can have several names.
+      """
+    And the index is built in hybrid mode with a small concept model
+
+  Scenario Outline: A symbol named in another casing or with a typo is pinned first
+    When I retrieve passages for "<question>" with BM25 alone
+    Then passage 1 does not declare "FaceTrack.update_with_detection"
+    When I retrieve passages for "<question>"
+    Then passage 1 declares "FaceTrack.update_with_detection" in "vision/tracker.py"
+
+    Examples:
+      | question                                  |
+      | what does updateWithDetection do?         |
+      | what does UpdateWithDetection return?     |
+      | what does updateWithDetecton do?          |
+      | when is `UpdateWithDetektion` called?     |
+
+  Scenario: A paraphrased question finds its answer in hybrid mode
+    When I retrieve passages for "can the program refuse to start without some option?" with BM25 alone
+    Then no passage is the section "Required flags"
+    When I retrieve passages for "can the program refuse to start without some option?"
+    Then passage 1 is the section "Required flags"
+
+  Scenario: Only changed text is embedded again
+    When "cli" changes "docs/flags.md" from "several names" to "many names" and the index is refreshed
+    Then the model embedded only text containing "many names"

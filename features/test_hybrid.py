@@ -1,0 +1,99 @@
+import asyncio
+from dataclasses import dataclass, field
+
+import pytest
+from pytest_bdd import given, parsers, scenarios, then, when
+
+from bot import config as config_module
+from bot.engine import Engine
+from bot.index.retriever import FtsRetriever, Result
+from features.conftest import World
+from tests.fakes.embedding import ConceptEmbedder
+from tests.gitrepo import commit
+
+scenarios("hybrid.feature")
+
+
+@dataclass
+class Hybrid:
+    model: ConceptEmbedder = field(default_factory=ConceptEmbedder)
+    results: list[Result] = field(default_factory=list)
+
+
+@pytest.fixture
+def hybrid() -> Hybrid:
+    return Hybrid()
+
+
+def _config(world: World) -> config_module.Config:
+    raw = {
+        "sources": {"local": [str(world.estate)]},
+        "index": {"path": str(world.root / "index.sqlite")},
+        "retrieval": {"mode": "hybrid"},
+    }
+    return config_module.from_mapping(raw, env={}, base=world.root)
+
+
+async def _refresh(world: World, model: ConceptEmbedder) -> None:
+    async with await Engine.open(_config(world), embedder=model) as engine:
+        report = await engine.refresh()
+        assert report.ok
+
+
+@given("the index is built in hybrid mode with a small concept model")
+def built(world: World, hybrid: Hybrid):
+    asyncio.run(_refresh(world, hybrid.model))
+
+
+@when(parsers.parse('I retrieve passages for "{question}"'))
+def retrieve_hybrid(world: World, hybrid: Hybrid, question: str):
+    async def run() -> list[Result]:
+        async with await Engine.open(_config(world), embedder=hybrid.model) as engine:
+            return list((await engine.retrieve(question)).results)
+
+    hybrid.results = asyncio.run(run())
+
+
+@when(parsers.parse('I retrieve passages for "{question}" with BM25 alone'))
+def retrieve_bm25(world: World, hybrid: Hybrid, question: str):
+    async def run() -> list[Result]:
+        async with await Engine.open(_config(world), embedder=hybrid.model) as engine:
+            return await FtsRetriever(engine.store).retrieve(question)
+
+    hybrid.results = asyncio.run(run())
+
+
+@when(parsers.parse('"{repo}" changes "{path}" from "{old}" to "{new}" and the index is refreshed'))
+def change_and_refresh(world: World, hybrid: Hybrid, repo: str, path: str, old: str, new: str):
+    target = world.estate / repo / path
+    commit(world.estate / repo, {path: target.read_text().replace(old, new)})
+    hybrid.model.embedded.clear()
+    asyncio.run(_refresh(world, hybrid.model))
+
+
+@then(parsers.parse('passage {rank:d} declares "{symbol}" in "{where}"'))
+def passage_declares(hybrid: Hybrid, rank: int, symbol: str, where: str):
+    passage = hybrid.results[rank - 1]
+    repo, _, path = where.partition("/")
+    assert (passage.repo, passage.path, passage.symbol) == (repo, path, symbol), passage
+
+
+@then(parsers.parse('passage {rank:d} does not declare "{symbol}"'))
+def passage_does_not_declare(hybrid: Hybrid, rank: int, symbol: str):
+    assert hybrid.results[rank - 1].symbol != symbol
+
+
+@then(parsers.parse('passage {rank:d} is the section "{heading}"'))
+def passage_section(hybrid: Hybrid, rank: int, heading: str):
+    assert hybrid.results[rank - 1].heading == heading, [r.heading for r in hybrid.results]
+
+
+@then(parsers.parse('no passage is the section "{heading}"'))
+def no_passage_section(hybrid: Hybrid, heading: str):
+    assert all(r.heading != heading for r in hybrid.results)
+
+
+@then(parsers.parse('the model embedded only text containing "{text}"'))
+def embedded_only(hybrid: Hybrid, text: str):
+    real = [t for t in hybrid.model.embedded if t != "how wide is a vector"]
+    assert len(real) == 1 and text in real[0], hybrid.model.embedded

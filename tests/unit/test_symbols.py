@@ -1,0 +1,102 @@
+from bot.index.symbols import Declared, Route, SymbolTable, fold, mentioned_names, pins
+
+TABLE = SymbolTable(
+    [
+        Declared(1, "tracker", "FaceTrack.update_with_detection"),
+        Declared(2, "tracker", "FaceTrack"),
+        Declared(3, "tracker", "update_detections"),
+        Declared(4, "grpc", "WithBlock"),
+        Declared(5, "cli", "Context.FlagNames"),
+        Declared(6, "cobra", "Command.FlagNames"),
+        Declared(7, "cty", "Value.IsWhollyKnown"),
+        Declared(8, "cty", "package cty"),
+        Declared(9, "gitlab", "NewOAuthClient"),
+    ]
+)
+
+
+def test_fold_ignores_style():
+    assert fold("updateWithDetection") == fold("update_with_detection") == "updatewithdetection"
+    assert fold("UpdateWithDetection") == "updatewithdetection"
+    assert fold("FaceTrack.update_with_detection") == "facetrack.updatewithdetection"
+
+
+def test_prose_is_not_a_name():
+    assert mentioned_names("How do I Run the App with Context, e.g. in tests?") == []
+
+
+def test_code_like_words_are_names():
+    question = (
+        "does `run` differ from c.FlagNames() or update_with_detection or WithBlock, or Map.Lookup?"
+    )
+    assert mentioned_names(question) == [
+        "run",
+        "c.FlagNames",
+        "update_with_detection",
+        "WithBlock",
+        "Map.Lookup",
+    ]
+
+
+def test_exact_name_reaches_the_declaration():
+    [hits] = TABLE.named("what does update_with_detection do?")
+    assert (hits[0].chunk_id, hits[0].route, hits[0].whole) == (1, Route.EXACT, False)
+
+
+def test_qualified_name_matches_the_whole_symbol():
+    [hits] = TABLE.named("FaceTrack.update_with_detection returns what?")
+    assert (hits[0].chunk_id, hits[0].whole) == (1, True)
+
+
+def test_another_style_folds_onto_the_same_key():
+    [hits] = TABLE.named("when is updateWithDetection called?")
+    assert (hits[0].chunk_id, hits[0].route) == (1, Route.STYLE)
+
+
+def test_one_edit_is_still_the_name():
+    [hits] = TABLE.named("what does update_with_detecton do?")
+    assert (hits[0].chunk_id, hits[0].route, hits[0].edits) == (1, Route.MISSPELLED, 1)
+
+
+def test_two_edits_only_for_long_names():
+    [hits] = TABLE.named("what does update_wth_detecton do?")
+    assert (hits[0].chunk_id, hits[0].edits) == (1, 2)
+    assert TABLE.named("what is `WithBlok2x`?") == []
+
+
+def test_short_names_are_never_guessed():
+    assert TABLE.named("what is `WthBlck`?") == []
+
+
+def test_package_docs_are_not_named_symbols():
+    assert TABLE.named("what is `package cty`?") == []
+    assert len(TABLE) == 8
+
+
+def test_variable_qualifier_falls_back_to_the_member():
+    [hits] = TABLE.named("c.FlagNames() returns what?")
+    assert {h.chunk_id for h in hits} == {5, 6}
+
+
+def test_lexical_rank_breaks_ties_between_equal_hits():
+    named = TABLE.named("c.FlagNames() returns what?")
+    assert pins(named, {6: 0, 5: 3}, 2) == [6]
+    assert pins(named, {5: 1}, 2) == [5]
+
+
+def test_pins_take_the_best_hit_of_each_name_up_to_a_limit():
+    named = TABLE.named("WithBlock vs NewOAuthClient vs updateWithDetection")
+    assert pins(named, {}, 2) == [4, 9]
+    assert pins(named, {}, 5) == [4, 9, 1]
+    assert pins(named, {}, 0) == []
+
+
+def test_described_ranks_symbols_by_their_own_words():
+    ranked = TABLE.described("which function updates a face track with a detection?")
+    assert ranked[0] == 1
+    assert 2 in ranked  # FaceTrack: both of its words
+    assert 4 not in ranked
+
+
+def test_described_needs_two_words():
+    assert TABLE.described("detection") == []
