@@ -19,7 +19,7 @@ from typing import Protocol
 from bot.corpus.urls import blob_url, local_url
 from bot.errors import StoreError
 from bot.index.query import build_query
-from bot.index.selection import named_sources, select, without_names
+from bot.index.selection import named_sources, select, text_key, without_names
 from bot.index.store import Store
 from bot.index.writer import PATH_SEPARATOR
 
@@ -59,6 +59,11 @@ class Result:
     text: str
     indexed_at: str
 
+    @property
+    def text_key(self) -> str:
+        """The key of the passage's normalised text, for spotting the same text twice."""
+        return text_key(self.text)
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -69,7 +74,7 @@ class Candidate:
     score: float
     repo: str
     symbol: str
-    text: str
+    text_key: str  # for spotting the same text twice without reading it
 
 
 class Retriever(Protocol):
@@ -92,7 +97,7 @@ WHERE {table} MATCH ? {source_filter} ORDER BY bm25({table}, {weights}) LIMIT ?
 _SOURCE_JOIN = "JOIN chunks c ON c.id = {table}.rowid JOIN documents d ON d.id = c.document_id"
 
 _CANDIDATES_SQL = """
-SELECT c.id, c.document_id, d.source, c.symbol, c.body
+SELECT c.id, c.document_id, d.source, c.symbol, c.weight, c.text_key
 FROM chunks c
 JOIN documents d ON d.id = c.document_id
 JOIN sources s ON s.name = d.source
@@ -169,13 +174,13 @@ class FtsRetriever:
                 scores[chunk_id] += w.headings_share * score
             for chunk_id, score in bodies.items():
                 scores[chunk_id] += score
-            for chunk_id, weight in await self._weights_of(list(scores)):
-                scores[chunk_id] *= weight
-            best = sorted(scores, key=lambda c: scores[c], reverse=True)[: limit * 2]
-            rows = await self._fetch(_CANDIDATES_SQL, best)
+            rows = await self._fetch(_CANDIDATES_SQL, list(scores))
         except sqlite3.Error as exc:
             raise self._unreadable(exc) from None
-        found = [Candidate(r[0], r[1], scores[r[0]], r[2], r[3], r[4]) for r in rows]
+        # The ranking weight (lists of links, code, deprecation) applies before the cut.
+        found = [
+            Candidate(r[0], r[1], scores[r[0]] * r[4], r[2], r[3], r[5] or f"#{r[0]}") for r in rows
+        ]
         found.sort(key=lambda c: (-c.score, c.chunk_id))
         return found[:limit]
 
@@ -212,13 +217,6 @@ class FtsRetriever:
         For retrievers composed on top of this one, which rank chunks by other means.
         """
         return {row["id"]: _result(row, 0.0) for row in await self._fetch(_ROWS_SQL, ids)}
-
-    async def _weights_of(self, ids: list[int]) -> list[sqlite3.Row]:
-        """Ranking multipliers of the chunks that are not at 1 (lists of links)."""
-        if not ids:
-            return []
-        sql = f"SELECT id, weight FROM chunks WHERE weight != 1.0 AND id IN ({_marks(ids)})"  # noqa: S608
-        return await self._store.fetchall(sql, tuple(ids))
 
     async def _fetch(self, sql: str, ids: list[int]) -> list[sqlite3.Row]:
         if not ids:

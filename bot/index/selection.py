@@ -13,6 +13,7 @@ Rules (indexing reference, "How the passages are chosen"):
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
@@ -35,8 +36,8 @@ class Selectable(Protocol):
         ...
 
     @property
-    def text(self) -> str:
-        """The passage's text."""
+    def text_key(self) -> str:
+        """The key of the passage's normalised text (``text_key``)."""
         ...
 
     @property
@@ -129,12 +130,17 @@ def same_answer_key(result: Selectable) -> str:
     """
     if "." in result.symbol:
         return f"{result.repo}\0{result.symbol.rsplit('.', 1)[1]}"
-    return normalised(result.text)
+    return result.text_key
 
 
 def normalised(text: str) -> str:
     """Text with whitespace runs collapsed, for spotting the same passage twice."""
     return " ".join(text.split())
+
+
+def text_key(text: str) -> str:
+    """A short, stable key of a text's normalised form (stored with every chunk)."""
+    return hashlib.blake2b(normalised(text).encode("utf-8"), digest_size=12).hexdigest()
 
 
 def select(

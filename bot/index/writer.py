@@ -16,6 +16,7 @@ import aiosqlite
 from bot.corpus.chunk import Chunk, Kind
 from bot.corpus.identifiers import search_terms
 from bot.forge.candidates import Candidate
+from bot.index.selection import text_key
 from bot.index.store import Store, now
 from bot.index.vectors import embed_text
 
@@ -130,8 +131,8 @@ async def write_source(store: Store, plan: SourcePlan) -> None:
                 """
                 INSERT INTO chunks (document_id, ordinal, heading, heading_path, heading_terms,
                                     terms, body, anchor, symbol, start_line, end_line,
-                                    start_byte, end_byte, weight, vector)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    start_byte, end_byte, weight, text_key, vector)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     (
@@ -199,6 +200,7 @@ def _chunk_row(document_id: int | None, ordinal: int, chunk: Chunk) -> tuple[obj
         chunk.start_byte,
         chunk.end_byte,
         chunk.weight,
+        text_key(chunk.text),
     )
 
 

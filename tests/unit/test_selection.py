@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 
-from bot.index.selection import named_sources, select, without_names
+from bot.index.selection import named_sources, select, text_key, without_names
 
 
 @dataclass(frozen=True)
@@ -10,6 +10,10 @@ class P:
     text: str
     repo: str = "r"
     symbol: str = ""
+
+    @property
+    def text_key(self) -> str:
+        return text_key(self.text)
 
 
 def test_no_document_takes_more_than_two_slots():
