@@ -103,4 +103,9 @@ def neutralise_line(line: str) -> str:
 
 def neutralise(text: str) -> str:
     """Untrusted text with normalised line breaks and no line that reads as a delimiter."""
-    return "\n".join(neutralise_line(line) for line in normalise_breaks(text).split("\n"))
+    text = normalise_breaks(text)
+    # One search over the whole text finds every match a line-by-line search would (and maybe
+    # more, across lines), so when it finds none, no line needs rewriting: the usual case.
+    if _DELIMITER_WORDS.search(fold(text)) is None:
+        return text
+    return "\n".join(neutralise_line(line) for line in text.split("\n"))

@@ -178,11 +178,11 @@ class FtsRetriever:
         except sqlite3.Error as exc:
             raise self._unreadable(exc) from None
         # The ranking weight (lists of links, code, deprecation) applies before the cut.
-        found = [
-            Candidate(r[0], r[1], scores[r[0]] * r[4], r[2], r[3], r[5] or f"#{r[0]}") for r in rows
+        ranked = sorted(rows, key=lambda r: (-scores[r[0]] * r[4], r[0]))[:limit]
+        return [
+            Candidate(r[0], r[1], scores[r[0]] * r[4], r[2], r[3], r[5] or f"#{r[0]}")
+            for r in ranked
         ]
-        found.sort(key=lambda c: (-c.score, c.chunk_id))
-        return found[:limit]
 
     async def _results(self, chosen: list[Candidate]) -> list[Result]:
         """The full, citable passages of the chosen candidates, in their order."""
