@@ -38,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.answer_overhead import OWN_QUESTIONS
 from bot import config as config_module
 from bot.config import project_root
 from tests.discord_bot import build_index
@@ -45,18 +46,6 @@ from tests.fakes.anthropic_server import KEY, Behaviour, FakeAnthropic, tool_cal
 from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
 
 ROOT = Path(__file__).resolve().parent.parent
-OWN_QUESTIONS = [
-    "How does retrieval rank passages?",
-    "Which configuration keys control answering?",
-    "What does the bot not do?",
-    "How do I build the index?",
-    "What exit codes does the command line use?",
-    "How are citations checked?",
-    "Where are secrets read from?",
-    "How often is a source refreshed?",
-    "What happens when the index is empty?",
-    "Which files are not indexed?",
-]
 
 
 def instant_answer(body: dict[str, Any]) -> Behaviour:
