@@ -17,6 +17,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.server import ThreadedServer
+
 KEY = "sk-ant-test-0123456789abcdef"
 
 
@@ -122,34 +124,17 @@ class FakeAnthropic:
         self.received: list[Received] = []
         self._script: list[Scripted] = []
         self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
+        app = web.Application()
+        app.router.add_post("/v1/messages", self._messages)
+        self._server = ThreadedServer(app)
         self.url = ""
 
     def start(self) -> FakeAnthropic:
-        self._thread.start()
-        port = asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result(10)
-        self.url = f"http://127.0.0.1:{port}"
+        self.url = self._server.start().url
         return self
 
-    async def _serve(self) -> int:
-        app = web.Application()
-        app.router.add_post("/v1/messages", self._messages)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.1, handler_cancellation=True)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server
-        assert server is not None
-        return int(server.sockets[0].getsockname()[1])
-
     def stop(self) -> None:
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
+        self._server.stop()
 
     def script(self, *behaviours: Scripted) -> None:
         """Answer the next requests with ``behaviours``, in order (the last one repeats)."""

@@ -27,6 +27,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.fakes.server import ThreadedServer
+
 BOT_ID = 1100000000000000001
 APP_ID = BOT_ID
 GUILD_ID = 1200000000000000002
@@ -118,9 +120,12 @@ class FakeDiscord:
         self._seq = itertools.count(2)
         self._ws: web.WebSocketResponse | None = None
         self._compress: Any = None
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
+        app = web.Application()
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        app.on_shutdown.append(self._close_gateway)
+        self._server = ThreadedServer(app)
+        self._loop = self._server.loop
         self.url = ""
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -130,17 +135,11 @@ class FakeDiscord:
         return f"{self.url}/api/v10"
 
     def start(self) -> FakeDiscord:
-        self._thread.start()
-        port = asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result(10)
-        self.url = f"http://127.0.0.1:{port}"
+        self.url = self._server.start().url
         return self
 
     def stop(self) -> None:
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
+        self._server.stop()
 
     def __enter__(self) -> FakeDiscord:
         return self.start()
@@ -148,23 +147,9 @@ class FakeDiscord:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    async def _serve(self) -> int:
-        app = web.Application()
-        app.router.add_get("/gateway", self._gateway)
-        app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.1, handler_cancellation=True)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server
-        assert server is not None
-        return int(server.sockets[0].getsockname()[1])
-
-    async def _shutdown(self) -> None:
+    async def _close_gateway(self, app: web.Application) -> None:
         if self._ws is not None and not self._ws.closed:
             await self._ws.close()
-        assert self._runner is not None
-        await self._runner.cleanup()
 
     def reset(self) -> None:
         """Forget every request and interaction (the connection stays up)."""

@@ -20,8 +20,8 @@ class ThreadedServer:
         self.app = app
         self.host = host
         self.port = 0
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
 
     @property
@@ -30,12 +30,19 @@ class ThreadedServer:
 
     def start(self) -> ThreadedServer:
         self._thread.start()
-        future: Future[int] = asyncio.run_coroutine_threadsafe(self._start(), self._loop)
+        future: Future[int] = asyncio.run_coroutine_threadsafe(self._start(), self.loop)
         self.port = future.result(timeout=10)
         return self
 
     async def _start(self) -> int:
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        # A fake must stop at once, even with a deliberately slow answer in progress.
+        self._runner = web.AppRunner(
+            self.app,
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=0.1,
+            handler_cancellation=True,
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, 0)
         await site.start()
@@ -45,10 +52,10 @@ class ThreadedServer:
 
     def stop(self) -> None:
         if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
-        self._loop.close()
+        self.loop.close()
 
     def __enter__(self) -> ThreadedServer:
         return self.start()
