@@ -14,9 +14,12 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
+
+import pytest
 
 from bot import config as config_module
 from bot.app import Service
@@ -142,6 +145,26 @@ class BotThread:
             taken = list(self._problems)
             self._problems.clear()
         return taken
+
+
+@contextmanager
+def watched(
+    bot: BotThread, discord: FakeDiscord, *, messages_sent: bool = True
+) -> Iterator[BotThread]:
+    """One test's use of a shared bot, failing the test on anything the bot swallowed.
+
+    The fake is reset first. With ``messages_sent``, the test must also have made the bot post
+    something, and nothing it posted may ping anyone.
+    """
+    discord.reset()
+    yield bot
+    problems = bot.take_problems()
+    if problems:
+        pytest.fail("the bot swallowed: " + "; ".join(problems))
+    if messages_sent:
+        sent = discord.messages_sent()
+        assert sent
+        assert all(m["allowed_mentions"] == {"parse": []} for m in sent)
 
 
 def ask(discord: FakeDiscord, question: str, user: int, timeout: float = 5.0) -> Reply:

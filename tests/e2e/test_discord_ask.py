@@ -12,7 +12,7 @@ import pytest
 
 from bot.discord_format.message import discord_len
 from tests.answering import make_estate
-from tests.discord_bot import BotThread, ask, bot_config, build_index, wait_for
+from tests.discord_bot import BotThread, ask, bot_config, build_index, wait_for, watched
 from tests.fakes.anthropic_server import FakeAnthropic, citing, error, tool_call
 from tests.fakes.discord import EPHEMERAL, FakeDiscord
 from tests.gitrepo import make_repo
@@ -52,13 +52,8 @@ def running(
 def bot(
     running: BotThread, fake_anthropic: FakeAnthropic, discord: FakeDiscord
 ) -> Iterator[BotThread]:
-    discord.reset()
-    yield running
-    problems = running.take_problems()
-    if problems:
-        pytest.fail("the bot swallowed: " + "; ".join(problems))
-    sent = discord.messages_sent()
-    assert sent and all(m["allowed_mentions"] == {"parse": []} for m in sent)
+    with watched(running, discord) as bot:
+        yield bot
 
 
 def last_answer_id(bot: BotThread) -> int:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.discord_bot import BotThread, ask, bot_config, build_index, wait_for
+from tests.discord_bot import BotThread, ask, bot_config, build_index, wait_for, watched
 from tests.fakes.discord import FakeDiscord
 from tests.gitrepo import make_repo
 
@@ -52,13 +52,8 @@ def running(tmp_path_factory: pytest.TempPathFactory, discord: FakeDiscord) -> I
 
 @pytest.fixture
 def bot(running: BotThread, discord: FakeDiscord) -> Iterator[BotThread]:
-    discord.reset()
-    yield running
-    problems = running.take_problems()
-    if problems:
-        pytest.fail("the bot swallowed: " + "; ".join(problems))
-    sent = discord.messages_sent()
-    assert sent and all(m["allowed_mentions"] == {"parse": []} for m in sent)
+    with watched(running, discord) as bot:
+        yield bot
 
 
 def command(discord: FakeDiscord, command_name: str, **options: str):

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.discord_bot import BotThread, ask, bot_config, build_index
+from tests.discord_bot import BotThread, ask, bot_config, build_index, watched
 from tests.fakes.discord import FakeDiscord
 from tests.gitrepo import commit, make_repo
 
@@ -60,11 +60,8 @@ def running(estate: Path, discord: FakeDiscord) -> Iterator[BotThread]:
 
 @pytest.fixture
 def bot(running: BotThread, discord: FakeDiscord) -> Iterator[BotThread]:
-    discord.reset()
-    yield running
-    problems = running.take_problems()
-    if problems:
-        pytest.fail("the bot swallowed: " + "; ".join(problems))
+    with watched(running, discord, messages_sent=False) as bot:
+        yield bot
 
 
 def push(bot: BotThread, project: str, token: str, event: str = "Push Hook") -> tuple[int, Any]:
