@@ -101,6 +101,18 @@ class Logged:
     def is_git(self) -> bool:
         return ".git/" in self.path
 
+    @classmethod
+    def of(cls, request: web.Request, status: int) -> Logged:
+        """What the log keeps of one request, credentials included (to prove where they went)."""
+        return cls(
+            request.method,
+            request.path,
+            request.query_string,
+            request.headers.get("Authorization"),
+            request.headers.get("PRIVATE-TOKEN"),
+            status,
+        )
+
 
 class FakeGitLab:
     """The fake forge. Use as a context manager; ``url`` is its root, ``api`` its API base."""
@@ -209,16 +221,7 @@ class FakeGitLab:
             raise
         finally:
             with self._lock:
-                self.log.append(
-                    Logged(
-                        request.method,
-                        request.path,
-                        request.query_string,
-                        request.headers.get("Authorization"),
-                        request.headers.get("PRIVATE-TOKEN"),
-                        status,
-                    )
-                )
+                self.log.append(Logged.of(request, status))
 
     def _by_id(self, request: web.Request) -> FakeProject:
         wanted = request.match_info["id"]
@@ -384,16 +387,7 @@ class Recorder:
         self.server = ThreadedServer(app, host=host)
 
     async def _record(self, request: web.Request) -> web.Response:
-        self.log.append(
-            Logged(
-                request.method,
-                request.path,
-                request.query_string,
-                request.headers.get("Authorization"),
-                request.headers.get("PRIVATE-TOKEN"),
-                401,
-            )
-        )
+        self.log.append(Logged.of(request, 401))
         return web.Response(status=401, headers={"WWW-Authenticate": 'Basic realm="x"'})
 
     @property
