@@ -22,6 +22,22 @@ Feature: Asking for the passages that answer a question
       ## Colours
 
       Widgets come in blue.
+
+      ## Catalogue entries
+
+      Every widget has an entry in the catalogue.
+
+      ## Hidden entries
+
+      A widget marked hidden has no catalogue entry.
+
+      ## Sizes
+
+      Enable large widgets with the size setting.
+
+      ## Turning
+
+      Widgets turn on their axle.
       """
     And a configuration indexing those repositories
     And the index has been built
@@ -36,6 +52,16 @@ Feature: Asking for the passages that answer a question
     When I run `python -m bot.cli ask 'frobnication" OR col:depth AND (' --retrieval-only --json`
     Then the exit code is 0
     And passage 1 is "The frobnicator" from "docs/guide/tuning.md"
+
+  Scenario Outline: A question in other words than the page's still finds it
+    When I run `python -m bot.cli ask "<question>" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "<heading>" from "docs/guide/tuning.md"
+
+    Examples:
+      | question                            | heading        |
+      | how do I hide an entry?             | Hidden entries |
+      | can I turn on the size?             | Sizes          |
 
   Scenario: A question with no words finds nothing
     When I run `python -m bot.cli ask "?!? ..." --retrieval-only --json`

@@ -12,6 +12,7 @@ import itertools
 import re
 
 from bot.corpus.identifiers import split_identifier
+from bot.index.lexicon import alternatives
 
 MAX_QUERY_TERMS = 32  # a pasted stack trace still gets a search, not a database pathology
 
@@ -95,12 +96,15 @@ def _weak(word: str) -> bool:
 def build_query(question: str) -> str:
     """Return the FTS5 expression for ``question``; empty when it has no letters or digits.
 
-    The words come first, then the phrases, and the whole is cut at ``MAX_QUERY_TERMS``.
+    The words come first, then the other forms of them documentation may use (see
+    ``bot.index.lexicon``), then the phrases; the whole is cut at ``MAX_QUERY_TERMS``.
     """
     terms = query_terms(question)
     if not terms:
         return ""
-    return " OR ".join(_quote(t) for t in [*terms, *phrases(question)][:MAX_QUERY_TERMS])
+    spoken = [m.group(0).lower() for m in _WORD.finditer(question)]
+    searched = [*terms, *alternatives(spoken), *phrases(question)]
+    return " OR ".join(_quote(t) for t in list(dict.fromkeys(searched))[:MAX_QUERY_TERMS])
 
 
 def _quote(term: str) -> str:
