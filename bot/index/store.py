@@ -14,6 +14,7 @@ stays pending, and running them again is a no-op.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sqlite3
 from collections.abc import AsyncIterator
@@ -89,6 +90,7 @@ class Store:
         try:
             await _configure(writer, path, wal=True)
             await migrate(writer, migrations_dir, path)
+            await verify_schema(writer, migrations_dir, path)
             for _ in range(READERS):
                 readers.append(await _connect(path))
                 await _configure(readers[-1], path, wal=False)
@@ -209,3 +211,51 @@ async def migrate(conn: aiosqlite.Connection, directory: Path, path: Path) -> li
         log.info("applied migration %s to %s", version, path)
         done.append(version)
     return done
+
+
+async def verify_schema(conn: aiosqlite.Connection, directory: Path, path: Path) -> None:
+    """Refuse an index whose tables lack columns a new index made by these migrations has.
+
+    Migrations are recorded by name, so an index made before a migration was changed would
+    pass as current and fail later, mid-write, with a bare SQLite error. Comparing it with a
+    scratch database built from the same files catches that at opening, with what to do.
+    """
+    expected = await asyncio.to_thread(_reference_schema, directory)
+    missing: list[str] = []
+    for table, columns in expected.items():
+        async with conn.execute(f'PRAGMA table_info("{table}")') as cursor:
+            present = {row[1] for row in await cursor.fetchall()}
+        if present:
+            missing += [f"{table}.{column}" for column in columns if column not in present]
+    if missing:
+        raise StoreError(
+            f"The index at {path} was made by a different version of phpbotscout: it lacks "
+            f"{', '.join(missing)}. Move it aside (it keeps any recorded answers and gaps) and "
+            "run 'python -m bot.cli index build' to build a new one."
+        )
+
+
+def _reference_schema(directory: Path) -> dict[str, tuple[str, ...]]:
+    files = tuple(_read_migrations(directory))
+    return _schema_of(files)
+
+
+@functools.cache
+def _schema_of(files: tuple[tuple[Path, str], ...]) -> dict[str, tuple[str, ...]]:
+    scratch = sqlite3.connect(":memory:")
+    try:
+        for _, script in files:
+            for statement in split_statements(script):
+                scratch.execute(statement)
+        tables = [
+            row[0]
+            for row in scratch.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        return {
+            table: tuple(row[1] for row in scratch.execute(f'PRAGMA table_info("{table}")'))
+            for table in tables
+        }
+    finally:
+        scratch.close()

@@ -49,6 +49,20 @@ async def test_a_damaged_file_says_how_to_recover(tmp_path):
         await Store.open(path)
 
 
+async def test_an_index_made_before_a_migration_changed_is_refused_and_kept(tmp_path):
+    path = tmp_path / "i.sqlite"
+    await (await Store.open(path)).close()
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE chunks DROP COLUMN text_key")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+
+    with pytest.raises(StoreError, match=r"lacks chunks\.text_key\..*index build"):
+        await (await Store.open(path)).close()
+    assert path.read_bytes() == before  # refused, not repaired or replaced
+
+
 async def test_a_failed_write_leaves_nothing_behind(tmp_path):
     async with await Store.open(tmp_path / "i.sqlite") as store:
         with pytest.raises(RuntimeError):
