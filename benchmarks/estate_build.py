@@ -2,7 +2,10 @@
 
 Everything is real but the forge: a fake GitLab REST API on loopback, real git repositories
 served by ``git http-backend``, real clones, the real index. It prints how long each build took,
-what the index holds, and what the second build cost per source in requests.
+what the index holds, and what each build cost in requests: per source by kind (``git``: the
+repository; ``release``: a one-by-one latest-release lookup; ``file``: a file read through the
+API; ``api``: any other API request about the project; ``site``: the docs site), and shared by
+the whole group (the feed, the project listing, the group's release listing).
 
     .venv/bin/python benchmarks/estate_build.py [--projects 50] [--pages 25] [--json]
 """
@@ -108,27 +111,12 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
                 first = await engine.refresh()
                 first_seconds = time.perf_counter() - started
                 statuses = await engine.status()
+                first_cost = _costs(fake)
                 fake.clear_log()
                 started = time.perf_counter()
                 second = await engine.refresh()
                 second_seconds = time.perf_counter() - started
-            per_source = []
-            for project in fake.projects:
-                requests = fake.requests_for(project)
-                site = project.path.rpartition("/")[2]
-                site_hits = [r for r in fake.log if r.path.startswith(f"/sites/{site}/")]
-                per_source.append(
-                    {
-                        "git": sum(1 for r in requests if r.is_git),
-                        "api": sum(1 for r in requests if not r.is_git),
-                        "site": len(site_hits),
-                    }
-                )
-            shared = Counter(
-                "listing" if r.path.endswith("/projects") else "feed"
-                for r in fake.log
-                if r.path.endswith("/projects") or r.path == "/feed.json"
-            )
+                second_cost = _costs(fake)
     return {
         "projects": args.projects,
         "setup_seconds": round(setup, 2),
@@ -136,19 +124,68 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         "first_build": Counter(o.status for o in first.outcomes),
         "documents": sum(s.state.documents for s in statuses),
         "chunks": sum(s.state.chunks for s in statuses),
+        **_report("first_build", first_cost),
         "second_build_seconds": round(second_seconds, 2),
         "second_build": Counter(o.status for o in second.outcomes),
-        "second_build_requests_per_source": {
+        **_report("second_build", second_cost),
+    }
+
+
+KINDS = ("git", "release", "file", "api", "site")
+
+
+def _costs(fake: FakeGitLab) -> tuple[list[Counter[str]], Counter[str]]:
+    """Every logged request, per source by kind, and the ones the whole group shares."""
+    per_source: list[Counter[str]] = []
+    counted: set[int] = set()
+    for project in fake.projects:
+        kinds: Counter[str] = Counter({kind: 0 for kind in KINDS})
+        for request in fake.requests_for(project):
+            counted.add(id(request))
+            if request.is_git:
+                kinds["git"] += 1
+            elif "/releases/" in request.path:
+                kinds["release"] += 1
+            elif "/repository/files/" in request.path:
+                kinds["file"] += 1
+            else:
+                kinds["api"] += 1
+        site = f"/sites/{project.path.rpartition('/')[2]}/"
+        for request in fake.log:
+            if request.path.startswith(site):
+                counted.add(id(request))
+                kinds["site"] += 1
+        per_source.append(kinds)
+    shared: Counter[str] = Counter()
+    for request in fake.log:
+        if id(request) in counted:
+            continue
+        if request.path == "/feed.json":
+            shared["feed"] += 1
+        elif request.path.endswith("/projects"):
+            shared["listing"] += 1
+        elif request.path.endswith("/releases"):
+            shared["group_releases"] += 1
+        else:
+            shared["other"] += 1
+    return per_source, shared
+
+
+def _report(name: str, cost: tuple[list[Counter[str]], Counter[str]]) -> dict[str, object]:
+    per_source, shared = cost
+    total = sum(sum(s.values()) for s in per_source) + sum(shared.values())
+    return {
+        f"{name}_requests_per_source": {
             kind: {
                 "min": min(s[kind] for s in per_source),
                 "max": max(s[kind] for s in per_source),
                 "mean": round(statistics.mean(s[kind] for s in per_source), 2),
             }
-            for kind in ("git", "api", "site")
+            for kind in KINDS
         },
-        "second_build_shared_requests": dict(shared),
-        "second_build_requests_total": sum(sum(s.values()) for s in per_source)
-        + sum(shared.values()),
+        f"{name}_shared_requests": dict(shared),
+        f"{name}_requests_total": total,
+        f"{name}_round_trips_per_source": round(total / len(per_source), 2),
     }
 
 

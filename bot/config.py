@@ -108,6 +108,8 @@ class Config:
     discord_max_concurrent_answers: int
     webhook_listen: tuple[str, int] | None
     secrets: Secrets = field(default_factory=Secrets)
+    # How long a docs site seen answering is trusted without asking it again (0: every run).
+    site_check_interval: float = 24 * 3600.0
     # The Anthropic SDK's own ANTHROPIC_BASE_URL, read here so the engine never reads the
     # environment itself; None means the SDK's default address.
     anthropic_base_url: str | None = None
@@ -152,6 +154,18 @@ def parse_duration(key: str, value: object) -> float:
     if seconds <= 0:
         raise _fail(key, value, allowed)
     return seconds
+
+
+def _duration_or_zero(key: str, value: object) -> float:
+    """A duration, or ``0`` / ``"0"`` for "never": what the site check interval accepts."""
+    if not isinstance(value, bool) and value in (0, "0", "0s"):
+        return 0.0
+    try:
+        return parse_duration(key, value)
+    except ConfigError:
+        raise _fail(
+            key, value, "0 (ask every run) or a duration such as '90s', '30m', '6h', '1d'"
+        ) from None
 
 
 def _string(key: str, value: object) -> str:
@@ -281,6 +295,12 @@ KEYS: tuple[Key, ...] = (
     Key("index.ssh.known_hosts", _path, None, "pinned host keys for SSH clones"),
     Key("index.refresh_interval", parse_duration, 6 * 3600.0, "how often a source refreshes"),
     Key("index.markdown", _choice(*MARKDOWN_SCOPES), "site", "forge markdown beyond the site"),
+    Key(
+        "index.site_check_interval",
+        _duration_or_zero,
+        24 * 3600.0,
+        "how long a docs site seen answering is trusted before it is asked again (0: always)",
+    ),
     Key("gitlab.url.api", _url("https", "http"), "https://gitlab.com/api/v4", "GitLab API"),
     Key("gitlab.group", _group_path, None, "the group whose projects may be indexed"),
     Key(
@@ -460,6 +480,7 @@ def _build(
         ssh_known_hosts=resolve(values["index.ssh.known_hosts"]),
         refresh_interval=values["index.refresh_interval"],
         markdown_scope=values["index.markdown"],
+        site_check_interval=values["index.site_check_interval"],
         gitlab_api_url=values["gitlab.url.api"],
         gitlab_group=values["gitlab.group"],
         gitlab_siteless_subgroups=values["gitlab.siteless_subgroups"],

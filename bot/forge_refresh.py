@@ -7,6 +7,9 @@
   clone and its documents; one whose verdict is unresolved keeps both; a source the group no
   longer lists is rejected (clause ``group``) and cleaned up the same way. A run whose listing
   failed changes none of this.
+* **Releases**: the latest release of every source to refresh is asked for at once
+  (``Forge.latest_releases``), which GitLab answers from the group's release listing in a page
+  or a few rather than one request per source.
 * **Fetch, then index**: up to two repositories are fetched at once, in threads; each fetched
   source is then indexed and written on its own, one at a time, in its own transaction. A
   source whose branch head and release commit are what is already indexed is not fetched and
@@ -29,7 +32,14 @@ from bot.corpus.documents import CORPUS_VERSION
 from bot.errors import RateLimited, SourceError
 from bot.forge.base import Forge, NoRelease, Project, Release, Unknown
 from bot.forge.candidates import Candidate, Verdict
-from bot.forge.discovery import Discovery, ForgeCandidate, SiteConfig, discover
+from bot.forge.discovery import (
+    Discovery,
+    ForgeCandidate,
+    Memory,
+    SiteConfig,
+    SiteSeen,
+    discover,
+)
 from bot.forge.gitlab import GitLabForge
 from bot.forge.predicate import Policy
 from bot.git_transport import GitAccess
@@ -107,8 +117,14 @@ class GitLabSources:
             for s in known
             if s.site_commit is not None and s.site_config is not None
         }
+        seen = {
+            s.name: SiteSeen(s.site_seen_url, s.site_seen_commit, s.site_seen_at)
+            for s in known
+            if s.site_seen_url and s.site_seen_commit and s.site_seen_at
+        }
+        memory = Memory(remembered, seen, self.config.site_check_interval)
         policy = Policy(self.group, self.config.exclude, self.config.gitlab_siteless_subgroups)
-        self.discovery = await discover(self.forge, policy, self.feed_url, self._probe, remembered)
+        self.discovery = await discover(self.forge, policy, self.feed_url, self._probe, memory)
         if not self.discovery.complete:
             self.errors.append(
                 f"GitLab discovery failed: {self.discovery.error}. The previous verdicts, "
@@ -145,13 +161,24 @@ class GitLabSources:
             return Unknown(str(exc))
 
     async def remember(self) -> None:
-        """Store each site config read this run, keyed on the commit it was read at."""
+        """Store each site config read this run, and where each site was seen answering.
+
+        A source whose site was not seen answering this run (or not asked, or failed) forgets
+        any earlier answer, so only an unbroken run of answers is ever trusted.
+        """
         rows = [
             (fc.candidate.name, c.commit, c.path, c.site_url)
             for fc in self.discovery.candidates
             if (c := fc.site_config) is not None
         ]
         await writer.remember_site_configs(self.store, rows)
+        seen: list[tuple[str, str | None, str | None, str | None]] = []
+        for fc in self.discovery.candidates:
+            if (site := fc.site_seen) is not None:
+                seen.append((fc.candidate.name, site.url, site.commit, site.at))
+            else:
+                seen.append((fc.candidate.name, None, None, None))
+        await writer.remember_sites_seen(self.store, seen)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -182,7 +209,7 @@ class GitLabSources:
         """Fetch the admitted sources (two at a time) and index each as it arrives.
 
         Raises:
-            RateLimited: the forge rate-limited a release lookup; the run stops there.
+            RateLimited: the forge rate-limited the release lookups; the run stops there.
         """
         chosen = [
             fc
@@ -191,12 +218,14 @@ class GitLabSources:
             and (not only or fc.candidate.name in only)
             and (due is None or fc.candidate.name in due)
         ]
+        releases = await self.forge.latest_releases(self.group, [fc.project for fc in chosen])
         gate = asyncio.Semaphore(FETCH_CONCURRENCY)
         outcomes: list[_Outcome] = []
 
         async def fetch(fc: ForgeCandidate) -> _Fetched | _Outcome:
+            release = releases.get(fc.project.id, Unknown("no release lookup was made"))
             async with gate:
-                return await self._fetch(fc, force=force)
+                return await self._fetch(fc, release, force=force)
 
         tasks = [asyncio.create_task(fetch(fc)) for fc in chosen]
         try:
@@ -209,12 +238,13 @@ class GitLabSources:
             await asyncio.gather(*tasks, return_exceptions=True)
         return outcomes
 
-    async def _fetch(self, fc: ForgeCandidate, *, force: bool) -> _Fetched | _Outcome:
+    async def _fetch(
+        self, fc: ForgeCandidate, release: Release | NoRelease | Unknown, *, force: bool
+    ) -> _Fetched | _Outcome:
         started = time.perf_counter()
         name, project = fc.candidate.name, fc.project
         try:
             url = self.access.url_for(project)
-            release = await self.forge.latest_release(project)
             refs = fc.refs
             if refs is None:  # discovery could not probe it; try once more
                 refs = await asyncio.to_thread(self.clones.ls_remote, url, project.branch)

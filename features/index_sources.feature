@@ -45,10 +45,41 @@ Feature: Explaining which repositories are indexed
     And there is no clone of "acme/infra"
 
   Scenario: A fact that cannot be checked leaves the verdict unresolved
-    Given the forge answers 500 to the Pages request of "acme/handbook"
+    Given the docs site of "acme/handbook" answers 503
     When I run `python -m bot.cli index build`
     And I run `python -m bot.cli index sources --json`
     Then source "acme/handbook" is "unresolved" by clause "site"
+
+  Scenario: Pages switched off in GitLab takes the site away on the next build
+    Given the index has been built
+    And GitLab reports Pages "disabled" for "acme/handbook"
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And the table explains "its Pages are off (pages_access_level is disabled)"
+
+  Scenario: A site seen answering is not asked again while nothing changed
+    Given the index has been built
+    When the index is built again
+    And I run `python -m bot.cli index sources`
+    Then the table explains "the site last answered at"
+    And the last build asked no docs site
+
+  Scenario: A second build with nothing changed asks each repository once
+    Given "acme/go/config" has a release "v0.1.0"
+    And the index has been built
+    When the index is built again
+    Then the exit code is 0
+    And the last build made one request to each indexed repository and nothing else about it
+    And the last build made one request each for the feed, the listing and the releases
+
+  Scenario: A GitLab that refuses the group's release listing is asked project by project
+    Given "acme/handbook" has a release "v1.0"
+    And GitLab refuses the group's release listing with 403
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index status --json`
+    Then the exit code is 0
+    And status of "acme/handbook" names its release "v1.0"
 
   Scenario: Index status reports what each source was indexed from
     Given the index has been built

@@ -1,10 +1,11 @@
 from collections.abc import Iterator
 
 import pytest
-from pytest_bdd import given, parsers, scenarios, then
+from pytest_bdd import given, parsers, scenarios, then, when
 
+from bot.cli import main
 from features.conftest import World
-from tests.fakes.estate import site_config, upstream
+from tests.fakes.estate import release, site_config, upstream
 from tests.fakes.gitlab import FakeGitLab, Rule
 
 scenarios("index_sources.feature")
@@ -63,9 +64,24 @@ def discovering_configuration(
     )
 
 
-@given(parsers.parse('the forge answers {status:d} to the Pages request of "{path}"'))
-def pages_fails(forge: FakeGitLab, status: int, path: str) -> None:
-    forge.rules.append(Rule(rf"/projects/{forge.project(path).id}/pages$", status=status))
+@given(parsers.parse('the docs site of "{path}" answers {status:d}'))
+def site_fails(forge: FakeGitLab, status: int, path: str) -> None:
+    forge.sites[path.rpartition("/")[2]] = status
+
+
+@given(parsers.parse('GitLab reports Pages "{level}" for "{path}"'))
+def pages_level(forge: FakeGitLab, level: str, path: str) -> None:
+    forge.project(path).pages_access_level = level
+
+
+@given(parsers.parse('"{path}" has a release "{tag}"'))
+def has_release(forge: FakeGitLab, path: str, tag: str) -> None:
+    release(forge, path, tag)
+
+
+@given(parsers.parse("GitLab refuses the group's release listing with {status:d}"))
+def refuses_group_releases(forge: FakeGitLab, status: int) -> None:
+    forge.group_releases = status
 
 
 @given("the forge rate-limits every request")
@@ -95,6 +111,41 @@ def no_request(forge: FakeGitLab, path: str) -> None:
 def no_clone(world: World, path: str) -> None:
     assert not (world.root / "clones" / path.replace("/", "%2F")).exists()
     assert (world.root / "clones").is_dir()
+
+
+@when("the index is built again")
+def built_again(world: World, forge: FakeGitLab, capsys: pytest.CaptureFixture[str]) -> None:
+    forge.clear_log()
+    world.code = main(["index", "build"])
+    captured = capsys.readouterr()
+    world.stdout, world.stderr = captured.out, captured.err
+
+
+@then("the last build asked no docs site")
+def no_site_asked(forge: FakeGitLab) -> None:
+    assert not [r for r in forge.log if r.path.startswith("/sites/")]
+
+
+@then("the last build made one request to each indexed repository and nothing else about it")
+def one_request_per_source(world: World, forge: FakeGitLab) -> None:
+    indexed = [p for p in forge.projects if p.path in ("acme/handbook", "acme/go/config")]
+    for project in indexed:
+        requests = [(r.method, r.path) for r in forge.requests_for(project)]
+        assert requests == [("GET", f"/{project.path}.git/info/refs")], requests
+    assert not [r for r in forge.log if r.path.startswith("/sites/")]
+
+
+@then("the last build made one request each for the feed, the listing and the releases")
+def shared_requests(forge: FakeGitLab) -> None:
+    shared = sorted(r.path.rpartition("/")[2] for r in forge.log if not r.is_git)
+    assert shared == ["feed.json", "projects", "releases"], shared
+
+
+@then(parsers.parse('status of "{name}" names its release "{tag}"'))
+def status_release(world: World, name: str, tag: str) -> None:
+    rows = {row["source"]: row for row in world.json()["sources"]}
+    assert rows[name]["release_tag"] == tag, rows[name]
+    assert not rows[name]["release_error"], rows[name]
 
 
 @then(parsers.parse('status of "{name}" names its default branch "{branch}"'))

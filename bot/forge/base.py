@@ -1,9 +1,9 @@
 """The narrow view of a forge that discovery needs, and the facts it returns.
 
-Discovery asks four things of a forge: every project of a group, one file at a ref, the
-latest release, and the state of a project's Pages. ``bot.forge.gitlab`` answers them over
-GitLab's REST API; tests answer them with a fake *server*, so this Protocol has one real
-implementation and no mock.
+Discovery asks a forge for every project of a group, one file at a ref, whether a docs site
+answers, and the latest release of many projects at once. Whether Pages is switched on needs no
+question: the listing carries it. ``bot.forge.gitlab`` answers over GitLab's REST API; tests
+answer with a fake *server*, so this Protocol has one real implementation and no mock.
 
 A fact that could not be established is returned as ``Unknown`` with the reason, never as a
 negative: "the file could not be read" and "the file is not there" lead to different verdicts
@@ -12,8 +12,8 @@ negative: "the file could not be read" and "the file is not there" lead to diffe
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Protocol
 
 
@@ -39,6 +39,7 @@ class Project:
     ssh_url: str | None
     web_url: str
     pages_access_level: str | None
+    namespace_id: int | None = None  # the numeric id of ``namespace``, when listed
 
     @property
     def branch(self) -> str:
@@ -46,21 +47,19 @@ class Project:
         return self.default_branch or "main"
 
 
-class Pages(StrEnum):
-    """What the forge says about a project's Pages site."""
-
-    PUBLISHED = "published"  # enabled, and (where the forge tells us) deployed
-    DISABLED = "disabled"  # the Pages feature is off
-    PRIVATE = "private"  # only project members may see the site
-    NOT_DEPLOYED = "not_deployed"  # enabled, but nothing was ever deployed
-
-
 @dataclass(frozen=True, slots=True)
-class PagesState:
-    """A project's Pages state, and where the answer came from (for ``index sources``)."""
+class SiteCheck:
+    """What asking a docs site over HTTP showed.
 
-    state: Pages
-    how: str
+    ``answered``: whether it answered as a public site does; ``detail``: what it answered, in
+    words (``"HTTP 200"``, ``"HTTP 404"``, ``"it sends visitors to the sign-in page"``);
+    ``seen_at``: when it was last seen answering (ISO 8601, UTC), set when an earlier answer is
+    reused instead of asking again.
+    """
+
+    answered: bool
+    detail: str
+    seen_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,23 +100,19 @@ class Forge(Protocol):
         """
         ...
 
-    async def latest_release(self, project: Project) -> Release | NoRelease | Unknown:
-        """The forge's own latest release (not the newest tag).
+    async def latest_releases(
+        self, group: str, projects: Sequence[Project]
+    ) -> Mapping[int, Release | NoRelease | Unknown]:
+        """The forge's own latest release (not the newest tag) of each project, by project id.
+
+        Every project given gets an answer; the forge may use as few requests as it can.
 
         Raises:
             RateLimited: the forge asked us to slow down.
         """
         ...
 
-    async def pages(self, project: Project) -> PagesState | Unknown:
-        """Whether the project's Pages site is enabled (and, when visible, deployed).
-
-        Raises:
-            RateLimited: the forge asked us to slow down.
-        """
-        ...
-
-    async def site_answers(self, url: str) -> bool | Unknown:
+    async def site_answers(self, url: str) -> SiteCheck | Unknown:
         """Whether the published site answers over HTTP (no credential is ever sent)."""
         ...
 

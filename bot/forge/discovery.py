@@ -3,11 +3,18 @@
 Facts are gathered in the order the predicate needs them and no further: the listing settles
 exclusion, the feed, the group, visibility, archiving and emptiness for every project at once,
 and only a project that passes all of those is asked anything about itself (its refs, its site
-config, its Pages, its site). An excluded or unlisted project therefore never sees a request
-about its files and is never probed or cloned.
+config, its site). Whether Pages is on comes with the listing too. An excluded or unlisted
+project therefore never sees a request about its files and is never probed or cloned.
 
 A site config read at a commit cannot change, so the one read at the branch head the previous
 run saw is reused while the head has not moved: an unchanged source costs no file read.
+
+A site that answered is not asked again while three things hold: it answered within
+``index.site_check_interval``, at the same URL, and the branch it is built from has not moved
+since. Everything else that decides a verdict (visibility, the group, the feed, archiving,
+Pages being on) is read live on every run; only "the deployed site still answers" is carried
+over, for a bounded time, and the admitting clause says when it was last seen. A site that
+failed or could not be checked is asked again on the next run.
 """
 
 from __future__ import annotations
@@ -15,15 +22,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from bot.clones import RemoteRefs
 from bot.corpus.site import CONFIG_CANDIDATES, parse_config
 from bot.errors import ForgeError, RateLimited
-from bot.forge.base import Forge, Pages, Project, Unknown
+from bot.forge.base import Forge, Project, SiteCheck, Unknown
 from bot.forge.candidates import Candidate
 from bot.forge.feed import parse_feed
-from bot.forge.predicate import Decision, Policy, SiteFacts, decide, screen
+from bot.forge.predicate import PAGES_ON, Decision, Policy, SiteFacts, decide, screen
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +52,43 @@ class SiteConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SiteSeen:
+    """A docs site seen answering: at which URL, at which branch head, and when (ISO 8601)."""
+
+    url: str
+    commit: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """What earlier runs learnt that this one may reuse, by source name.
+
+    ``configs``: the site config read at a commit; ``seen``: the site last seen answering;
+    ``site_check_interval``: how long a site seen answering is trusted without asking (``0``:
+    ask on every run); ``now``: the moment of this run.
+    """
+
+    configs: Mapping[str, SiteConfig] = field(default_factory=dict)
+    seen: Mapping[str, SiteSeen] = field(default_factory=dict)
+    site_check_interval: float = 0.0
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def still_answering(self, name: str, url: str, head: str | None) -> SiteSeen | None:
+        """The earlier answer of ``name``'s site, if it may stand for this run's."""
+        seen = self.seen.get(name)
+        if seen is None or head is None or self.site_check_interval <= 0:
+            return None
+        if seen.url != url or seen.commit != head:
+            return None
+        try:
+            age = (self.now - datetime.fromisoformat(seen.at)).total_seconds()
+        except (TypeError, ValueError):  # unreadable, or without a time zone
+            return None
+        return seen if 0 <= age < self.site_check_interval else None
+
+
+@dataclass(frozen=True, slots=True)
 class ForgeCandidate:
     """A forge project, its verdict, and what discovery learnt that the fetch can reuse."""
 
@@ -53,6 +98,7 @@ class ForgeCandidate:
     refs: RemoteRefs | None = None
     site_url: str | None = None
     site_config: SiteConfig | None = None  # to remember for the next run
+    site_seen: SiteSeen | None = None  # likewise: the site seen answering, if it was
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +132,7 @@ async def discover(
     policy: Policy,
     feed_url: str,
     probe: RefProbe,
-    remembered: Mapping[str, SiteConfig],
+    memory: Memory,
 ) -> Discovery:
     """List ``policy.group`` and decide every project's verdict.
 
@@ -95,7 +141,7 @@ async def discover(
         policy: group, exclusions and siteless subgroups.
         feed_url: the estate feed's URL.
         probe: reads a project's branch head and tags from its repository.
-        remembered: the site config each source had at the commit the last run saw.
+        memory: the site configs and site answers earlier runs saw.
 
     Raises:
         RateLimited: the forge rate-limited discovery; nothing was decided.
@@ -117,7 +163,7 @@ async def discover(
         if early is not None:
             return ForgeCandidate(to_candidate(project, early), project, early)
         async with gate:
-            return await _with_site(forge, policy, feed, probe, project, remembered)
+            return await _with_site(forge, policy, feed, probe, project, memory)
 
     # A TaskGroup cancels the others at the first rate limit instead of leaving them running.
     try:
@@ -134,18 +180,22 @@ async def _with_site(
     feed: frozenset[str] | Unknown,
     probe: RefProbe,
     project: Project,
-    remembered: Mapping[str, SiteConfig],
+    memory: Memory,
 ) -> ForgeCandidate:
     refs = await probe(project)
     head = refs.head if isinstance(refs, RemoteRefs) else None
-    known = remembered.get(project.path)
+    known = memory.configs.get(project.path)
     config: SiteConfig | Unknown
     if head is not None and known is not None and known.commit == head:
         config = known
     else:
         config = await read_site_config(forge, project, head or project.branch)
-    facts = await site_facts(forge, project, config)
+    facts = await site_facts(forge, project, config, memory.still_answering, head)
     decision = decide(project, policy, feed, facts)
+    seen = None
+    if isinstance(facts.answers, SiteCheck) and facts.answers.answered and facts.site_url and head:
+        at = facts.answers.seen_at or memory.now.isoformat(timespec="seconds")
+        seen = SiteSeen(facts.site_url, head, at)
     return ForgeCandidate(
         to_candidate(project, decision),
         project,
@@ -153,6 +203,7 @@ async def _with_site(
         refs=refs if isinstance(refs, RemoteRefs) else None,
         site_url=facts.site_url,
         site_config=config if isinstance(config, SiteConfig) and head else None,
+        site_seen=seen,
     )
 
 
@@ -172,16 +223,35 @@ async def read_site_config(forge: Forge, project: Project, ref: str) -> SiteConf
     return SiteConfig(ref, "", None)
 
 
-async def site_facts(forge: Forge, project: Project, config: SiteConfig | Unknown) -> SiteFacts:
-    """Ask about Pages, then the site itself, only as far as the config makes it worth it."""
+SeenLookup = Callable[[str, str, str | None], SiteSeen | None]
+
+
+async def site_facts(
+    forge: Forge,
+    project: Project,
+    config: SiteConfig | Unknown,
+    seen: SeenLookup | None = None,
+    head: str | None = None,
+) -> SiteFacts:
+    """Ask the site itself only when the config and the listing make it worth it.
+
+    Args:
+        forge: asks the site over HTTP.
+        project: the project as listed (its ``pages_access_level`` says whether Pages is on).
+        config: the site config at the branch head.
+        seen: finds an earlier answer of the site that may stand for this run's.
+        head: the branch head this run saw (``None``: unknown, so nothing is reused).
+    """
     if isinstance(config, Unknown):
         return SiteFacts(config=config)
     if not config.path:
         return SiteFacts(config=None)
     if not config.site_url or config.site_url.split("://", 1)[0] not in ("http", "https"):
         return SiteFacts(config=config.path)
-    pages = await forge.pages(project)
-    if isinstance(pages, Unknown) or pages.state is not Pages.PUBLISHED:
-        return SiteFacts(config.path, config.site_url, pages)
+    if project.pages_access_level not in PAGES_ON:
+        return SiteFacts(config.path, config.site_url)
+    earlier = seen(project.path, config.site_url, head) if seen is not None else None
+    if earlier is not None:
+        return SiteFacts(config.path, config.site_url, SiteCheck(True, "", seen_at=earlier.at))
     answers = await forge.site_answers(config.site_url)
-    return SiteFacts(config.path, config.site_url, pages, answers)
+    return SiteFacts(config.path, config.site_url, answers)

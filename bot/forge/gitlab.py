@@ -11,10 +11,12 @@ since the next request would be refused and every further one spends the same bu
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -29,17 +31,18 @@ from bot.errors import ForgeError, RateLimited
 from bot.forge.base import (
     NO_RELEASE,
     NoRelease,
-    Pages,
-    PagesState,
     Project,
     Release,
+    SiteCheck,
     Unknown,
 )
 from bot.forge.origin import origin, same_origin
+from bot.forge.releases import GroupReleaseTally
 
 log = logging.getLogger(__name__)
 
 PER_PAGE = 100
+RELEASE_CONCURRENCY = 4  # one-by-one release lookups in flight at once
 MAX_PAGES = 10_000  # 1,000,000 projects: a listing that never ends is a broken server
 _RELEASE_PATH = re.compile(r"/projects/[^/]+/releases/(?P<tag>[^/?#]+)/?$")
 
@@ -181,8 +184,77 @@ class GitLabForge:
             return None  # "404 File Not Found" (or the ref has no such commit)
         return Unknown(f"reading {path} answered {answer.describe()}")
 
+    async def latest_releases(
+        self, group: str, projects: Sequence[Project]
+    ) -> Mapping[int, Release | NoRelease | Unknown]:
+        """Each project's latest release: from the group's release listing where it can tell.
+
+        The listing (``bot.forge.releases`` has the wire facts) answers for the whole group in a
+        page or a few; whatever it cannot settle, or every project when GitLab refuses it
+        (older than 15.0, or the token may not read it), is asked project by project through
+        ``permalink/latest``, so the answers are the same either way.
+
+        Raises:
+            RateLimited: GitLab asked us to slow down; the run stops.
+        """
+        answers: dict[int, Release | NoRelease | Unknown] = {}
+        ask: Sequence[Project] = projects
+        if len(projects) > 1:
+            try:
+                settled, ask = await self._group_releases(group, projects)
+            except _Unreachable as exc:
+                # The same host answers both ways: asking each project would only wait again.
+                return {p.id: Unknown(str(exc)) for p in projects}
+            answers.update(settled)
+        gate = asyncio.Semaphore(RELEASE_CONCURRENCY)
+
+        async def one(project: Project) -> None:
+            async with gate:
+                answers[project.id] = await self.latest_release(project)
+
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                for project in ask:
+                    tasks.create_task(one(project))
+        except* RateLimited as caught:
+            raise caught.exceptions[0] from None
+        return answers
+
+    async def _group_releases(
+        self, group: str, projects: Sequence[Project]
+    ) -> tuple[dict[int, Release | NoRelease], list[Project]]:
+        """Read the group's release listing while it pays; return what it settled."""
+        tally = GroupReleaseTally(group, projects)
+        # The numeric id works on every version that has the endpoint; the path only on newer.
+        ids = {p.namespace_id for p in projects if p.namespace.lower() == group.lower()}
+        ref = str(ids.pop()) if len(ids) == 1 and None not in ids else quote(group, safe="")
+        page = "1"
+        while True:
+            answer = await self._get(
+                f"/groups/{ref}/releases",
+                {"sort": "desc", "per_page": str(PER_PAGE), "page": page},
+            )
+            if answer.status != 200:
+                log.info(
+                    "the release listing of %s answered %s; asking each project",
+                    group,
+                    answer.describe(),
+                )
+                return tally.answers(complete=False)
+            try:
+                tally.add_page(json.loads(answer.body))
+            except ValueError as exc:
+                log.warning("the release listing of %s is unreadable (%s)", group, exc)
+                return tally.answers(complete=False)
+            page = _next_page(answer)
+            if not page:
+                return tally.answers(complete=True)
+            total = answer.headers.get("X-Total-Pages", "").strip()
+            if not tally.worth_reading_on(int(total) if total.isdigit() else None):
+                return tally.answers(complete=False)
+
     async def latest_release(self, project: Project) -> Release | NoRelease | Unknown:
-        """The forge's latest release; a 404 means none, anything else unexplained is Unknown."""
+        """One project's latest release; a 404 means none, anything unexplained is Unknown."""
         path = f"/projects/{project.id}/releases/permalink/latest"
         try:
             answer = await self._get(path)
@@ -211,46 +283,13 @@ class GitLabForge:
             return Unknown("this token may not read the project's releases (HTTP 403)")
         return Unknown(f"the latest release answered {answer.describe()}")
 
-    async def pages(self, project: Project) -> PagesState | Unknown:
-        """Pages state: the Pages API where the token may read it, else the project's flag."""
-        level = project.pages_access_level
-        if level == "disabled":
-            return PagesState(Pages.DISABLED, "pages_access_level is disabled")
-        if level == "private":
-            return PagesState(Pages.PRIVATE, "pages_access_level is private")
-        try:
-            answer = await self._get(f"/projects/{project.id}/pages")
-        except _Unreachable as exc:
-            return Unknown(str(exc))
-        if answer.status == 200:
-            try:
-                deployments = json.loads(answer.body).get("deployments")
-            except (ValueError, AttributeError):
-                return Unknown("the Pages API answered something unreadable")
-            if deployments:
-                return PagesState(Pages.PUBLISHED, "the Pages API lists a deployment")
-            return PagesState(Pages.NOT_DEPLOYED, "the Pages API lists no deployment")
-        if answer.status == 404 and "project" not in answer.message().lower():
-            return PagesState(Pages.DISABLED, "the Pages API answers 404")
-        if answer.status in (401, 403):
-            # The Pages API needs a maintainer. Without one, the project's own flag says
-            # whether Pages is on, and the HTTP check of the site says whether it is deployed.
-            if level in ("enabled", "public"):
-                return PagesState(
-                    Pages.PUBLISHED, f"pages_access_level is {level} (Pages API needs maintainer)"
-                )
-            return Unknown(
-                f"the Pages API answered {answer.describe()} and no access level is listed"
-            )
-        return Unknown(f"the Pages API answered {answer.describe()}")
-
-    async def site_answers(self, url: str) -> bool | Unknown:
+    async def site_answers(self, url: str) -> SiteCheck | Unknown:
         """HEAD the site (GET when HEAD is refused), anonymously, following a few redirects."""
         if self._anonymous is None:
             raise RuntimeError("GitLabForge used outside 'async with'")
         where = origin(url)
         if where is None or where[0] not in ("http", "https"):
-            return False
+            return SiteCheck(False, "it is not an http(s) URL")
         try:
             status, final = await self._probe(url, "HEAD")
             if status in (405, 501):
@@ -262,12 +301,13 @@ class GitLabForge:
         forge = origin(self.api_url)
         final_where = origin(final)
         if forge and final_where and final_where[1] == forge[1] and "sign_in" in final:
-            return False  # a private site sends visitors to the forge's sign-in page
+            # A private site sends visitors to the forge's sign-in page.
+            return SiteCheck(False, "it sends visitors to the GitLab sign-in page")
         if status < 400:
-            return True
+            return SiteCheck(True, f"HTTP {status}")
         if status in (408, 429) or status >= 500:
             return Unknown(f"{url} answered HTTP {status}")
-        return False
+        return SiteCheck(False, f"HTTP {status}")
 
     async def _probe(self, url: str, method: str) -> tuple[int, str]:
         assert self._anonymous is not None
@@ -309,7 +349,12 @@ def _project(item: dict[str, Any]) -> Project:
         ssh_url=item.get("ssh_url_to_repo") or None,
         web_url=str(item.get("web_url") or ""),
         pages_access_level=item.get("pages_access_level"),
+        namespace_id=_int_or_none(namespace.get("id")),
     )
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _next_page(answer: _Answer) -> str:

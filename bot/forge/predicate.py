@@ -13,7 +13,8 @@ order they are tried:
 ``archived``   not archived.
 ``empty``      it has at least one commit.
 ``site``       it publishes a docs site: a ``zensical.toml`` or ``mkdocs.yml`` naming a
-               ``site_url``, Pages enabled, and the site answering over HTTP.
+               ``site_url``, Pages enabled in the listing (``pages_access_level``
+               ``enabled`` or ``public``), and the site answering over HTTP.
 ``siteless``   (admitting clause) no site, but it lives under one of
                ``gitlab.siteless_subgroups``: README, code and changelog only.
 =============  =====================================================================
@@ -29,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bot.forge.base import Pages, PagesState, Project, Unknown
+from bot.forge.base import Project, SiteCheck, Unknown
 from bot.forge.candidates import Verdict
 
 
@@ -47,14 +48,14 @@ class SiteFacts:
     """What was learnt about a project's docs site, each fact possibly ``Unknown``.
 
     ``config`` is the site config's path (``None``: the repository has none); ``site_url`` the
-    URL it names; ``pages`` and ``answers`` are ``None`` when they were not asked because an
-    earlier fact already settled the matter.
+    URL it names; ``answers`` what asking the site showed, ``None`` when it was not asked
+    because an earlier fact already settled the matter. Whether Pages is on comes from the
+    project listing itself (``Project.pages_access_level``).
     """
 
     config: str | Unknown | None
     site_url: str | None = None
-    pages: PagesState | Unknown | None = None
-    answers: bool | Unknown | None = None
+    answers: SiteCheck | Unknown | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,14 +171,15 @@ def decide(
         return _unresolved("site", "the docs site was not checked")
 
     subgroup = siteless_subgroup(project, policy)
-    missing = _site_missing(site)
+    missing = _site_missing(project, site)
     if isinstance(missing, Decision):
         return missing
     if missing is None:
         return Decision(
             Verdict.ADMITTED,
             "site",
-            f"publishes its docs site at {site.site_url} (config {site.config})",
+            f"publishes its docs site at {site.site_url} (config {site.config}, "
+            f"pages_access_level {project.pages_access_level}; {_seen(site.answers)})",
             site=True,
         )
     if subgroup is not None:
@@ -193,7 +195,11 @@ def decide(
     )
 
 
-def _site_missing(site: SiteFacts) -> str | Decision | None:
+PAGES_ON = ("enabled", "public")
+PAGES_OFF = {"disabled": "off", "private": "private"}
+
+
+def _site_missing(project: Project, site: SiteFacts) -> str | Decision | None:
     """``None`` when the site is there; why it is not; or an unresolved decision."""
     if isinstance(site.config, Unknown):
         return _unresolved("site", f"the site config could not be read: {site.config.reason}")
@@ -201,19 +207,34 @@ def _site_missing(site: SiteFacts) -> str | Decision | None:
         return "no zensical.toml or mkdocs.yml"
     if not site.site_url:
         return f"{site.config} names no site_url"
-    if isinstance(site.pages, Unknown):
-        return _unresolved("site", f"Pages could not be checked: {site.pages.reason}")
-    if site.pages is None:
-        return _unresolved("site", "Pages was not checked")
-    if site.pages.state is not Pages.PUBLISHED:
-        return f"Pages is {site.pages.state.value.replace('_', ' ')} ({site.pages.how})"
+    level = project.pages_access_level
+    if level in PAGES_OFF:
+        return f"its Pages are {PAGES_OFF[level]} (pages_access_level is {level})"
+    if level not in PAGES_ON:
+        return _unresolved(
+            "site",
+            "the project listing does not say whether Pages is on "
+            f"(pages_access_level is {level!r})",
+        )
     if isinstance(site.answers, Unknown):
-        return _unresolved("site", f"{site.site_url} could not be checked: {site.answers.reason}")
+        return _unresolved("site", f"the site could not be checked: {site.answers.reason}")
     if site.answers is None:
         return _unresolved("site", "the site was not checked over HTTP")
-    if not site.answers:
-        return f"{site.site_url} does not answer"
+    if not site.answers.answered:
+        return f"the site at {site.site_url} did not answer: {site.answers.detail}"
     return None
+
+
+def _seen(check: SiteCheck | Unknown | None) -> str:
+    """How the site's answer is known, for an admitting clause."""
+    if isinstance(check, SiteCheck) and check.seen_at is not None:
+        return (
+            f"the site last answered at {check.seen_at}, within index.site_check_interval, "
+            "and the branch has not moved since"
+        )
+    if isinstance(check, SiteCheck):
+        return f"the site answered {check.detail}"
+    return "the site was not checked"
 
 
 def feed_paths(entries: Iterable[str]) -> frozenset[str]:

@@ -35,6 +35,9 @@ class SourceState:
     site_commit: str | None = None
     site_config: str | None = None
     site_config_url: str | None = None
+    site_seen_url: str | None = None
+    site_seen_commit: str | None = None
+    site_seen_at: str | None = None
     documents: int = 0
     chunks: int = 0
 
@@ -56,6 +59,7 @@ SELECT s.name, s.origin, s.location, s.verdict, s.clause, s.detail, s.web_url, s
        s.default_branch, s.branch_commit, s.release_tag, s.release_commit, s.corpus_version,
        s.checked_at, s.indexed_at, s.refreshed_at, s.last_error, s.last_error_at,
        s.release_error, s.site_commit, s.site_config, s.site_config_url,
+       s.site_seen_url, s.site_seen_commit, s.site_seen_at,
        (SELECT count(*) FROM documents d WHERE d.source = s.name) AS documents,
        (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id
          WHERE d.source = s.name) AS chunks

@@ -253,3 +253,18 @@ async def remember_site_configs(
             "WHERE name = ?",
             [(commit, path, url, name) for name, commit, path, url in configs],
         )
+
+
+async def remember_sites_seen(
+    store: Store, seen: Iterable[tuple[str, str | None, str | None, str | None]]
+) -> None:
+    """Store ``(source, url, commit, at)``: where its docs site was last seen answering.
+
+    ``None`` in all three forgets it, so the next run asks the site again.
+    """
+    async with store.write() as conn:
+        await conn.executemany(
+            "UPDATE sources SET site_seen_url = ?, site_seen_commit = ?, site_seen_at = ? "
+            "WHERE name = ?",
+            [(url, commit, at, name) for name, url, commit, at in seen],
+        )

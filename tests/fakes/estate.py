@@ -35,8 +35,6 @@ def upstream(
         git(fake.repo_dir(path), "tag", release)
     pid = len(fake.projects) + 1
     entry = FakeProject(pid, path, release=release, default_branch=branch, **project)
-    if site and "pages_api" not in project:
-        entry.pages_api = 200
     fake.add(entry)
     return entry
 

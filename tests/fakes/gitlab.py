@@ -2,7 +2,10 @@
 
 The API side serves group listings (subgroups, pagination with ``X-Next-Page``, shared
 projects), raw files read from the real repositories, the latest-release permalink (302 to the
-release, 404 for none), Pages, the estate feed and the docs sites. The git side runs the real
+release, 404 for none), the group's release listing (newest first, paginated, by numeric id or
+path, optionally refused or without subgroups, as older GitLab), the estate feed and the docs
+sites. There is deliberately no Pages API: a client that asked it would get a 404 and show up
+in the request log. The git side runs the real
 ``git http-backend`` as a CGI program, behind HTTP Basic authentication when a token is set,
 so clones and fetches are git talking to git.
 
@@ -20,6 +23,7 @@ import re
 import subprocess
 import threading
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
@@ -40,22 +44,26 @@ class FakeProject:
     archived: bool = False
     empty_repo: bool = False
     default_branch: str | None = "main"
-    pages_access_level: str = "enabled"
-    pages_api: int = 403  # 200 (with a deployment), 200 with no deployment: 204, 403, 404
+    pages_access_level: str | None = "enabled"  # None: the listing leaves it out
     release: str | int | None = None  # a tag, None for no release, or a status to answer
+    older_releases: tuple[str, ...] = ()  # earlier releases, oldest first
     shared: bool = False  # listed only when the client asks for shared projects
     namespace: str | None = None  # overrides the namespace derived from the path
     http_url: str | None = None  # overrides the clone URL the API reports
     ssh_url: str | None = None
 
-    def json(self, base: str) -> dict[str, Any]:
-        namespace = self.namespace or self.path.rpartition("/")[0]
+    @property
+    def namespace_path(self) -> str:
+        return self.namespace or self.path.rpartition("/")[0]
+
+    def json(self, base: str, namespace_id: int) -> dict[str, Any]:
+        namespace = self.namespace_path
         return {
             "id": self.id,
             "name": self.path.rpartition("/")[2],
             "path": self.path.rpartition("/")[2],
             "path_with_namespace": self.path,
-            "namespace": {"full_path": namespace, "kind": "group"},
+            "namespace": {"id": namespace_id, "full_path": namespace, "kind": "group"},
             "visibility": self.visibility,
             "archived": self.archived,
             "empty_repo": self.empty_repo,
@@ -134,6 +142,13 @@ class FakeGitLab:
         self.page_size = 100
         self.omit_totals = False
         self.honour_with_shared = True
+        # The group release listing: a status to answer instead (403, 404...), whether it takes
+        # the group's path as well as its numeric id, and whether it includes subgroups (older
+        # GitLab did neither of the last two).
+        self.group_releases: int | None = None
+        self.group_releases_by_path = True
+        self.releases_include_subgroups = True
+        self._namespace_ids: dict[str, int] = {}
         self.rules: list[Rule] = []
         self.log: list[Logged] = []
         self._lock = threading.Lock()
@@ -154,6 +169,12 @@ class FakeGitLab:
 
     def site_url(self, name: str) -> str:
         return f"{self.url}/sites/{name}/"
+
+    def namespace_id(self, path: str) -> int:
+        """A stable numeric id for a namespace (the group's is always 1000)."""
+        if path == self.group:
+            return 1000
+        return self._namespace_ids.setdefault(path, 1001 + len(self._namespace_ids))
 
     def add(self, project: FakeProject) -> FakeProject:
         self.projects.append(project)
@@ -188,7 +209,7 @@ class FakeGitLab:
         r.add_get("/api/v4/projects/{id}/repository/files/{file_path}/raw", self._raw)
         r.add_get("/api/v4/projects/{id}/releases/permalink/latest", self._latest_release)
         r.add_get("/api/v4/projects/{id}/releases/{tag}", self._release)
-        r.add_get("/api/v4/projects/{id}/pages", self._pages)
+        r.add_get("/api/v4/groups/{group}/releases", self._group_releases)
         r.add_get("/feed.json", self._feed)
         r.add_route("*", "/sites/{name}/{rest:.*}", self._site)
         r.add_route(
@@ -247,6 +268,13 @@ class FakeGitLab:
             if self._visible(p, request)
             and (not p.shared or with_shared or not self.honour_with_shared)
         ]
+        chunk, headers = self._paged(request, listed)
+        return web.json_response(
+            [p.json(self.url, self.namespace_id(p.namespace_path)) for p in chunk],
+            headers=headers,
+        )
+
+    def _paged(self, request: web.Request, listed: list[Any]) -> tuple[list[Any], dict[str, str]]:
         per_page = min(int(request.query.get("per_page", "20")), self.page_size)
         page = int(request.query.get("page", "1"))
         chunk = listed[(page - 1) * per_page : page * per_page]
@@ -260,7 +288,56 @@ class FakeGitLab:
         if not self.omit_totals:
             headers["X-Total"] = str(len(listed))
             headers["X-Total-Pages"] = str(max(1, -(-len(listed) // per_page)))
-        return web.json_response([p.json(self.url) for p in chunk], headers=headers)
+        return chunk, headers
+
+    async def _group_releases(self, request: web.Request) -> web.Response:
+        if self.group_releases is not None:
+            return web.json_response(
+                {"message": f"{self.group_releases} refused"}, status=self.group_releases
+            )
+        wanted = unquote(request.match_info["group"])
+        namespaces = {self.group} | {p.namespace_path for p in self.projects}
+        by_id = {str(self.namespace_id(ns)): ns for ns in namespaces}
+        if wanted in by_id:
+            group = by_id[wanted]
+        elif not self.group_releases_by_path:
+            return web.json_response({"error": "id is invalid"}, status=400)
+        elif wanted in namespaces:
+            group = wanted
+        else:
+            return web.json_response({"message": "404 Group Not Found"}, status=404)
+        entries: list[tuple[datetime, int, dict[str, Any]]] = []
+        for project in self.projects:
+            ns = project.namespace_path
+            inside = ns == group or (self.releases_include_subgroups and ns.startswith(group + "/"))
+            if project.shared or not inside or not self._visible(project, request):
+                continue
+            tags: list[str | int] = [*project.older_releases]
+            if project.release is not None:
+                tags.append(project.release)
+            for age, tag in enumerate(reversed(tags)):
+                # Later projects released later; each earlier release a month before the next.
+                when = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(
+                    hours=project.id, days=-30 * age
+                )
+                entries.append((when, len(entries), self._release_json(project, tag, when)))
+        entries.sort(key=lambda e: (e[0], e[1]), reverse=True)
+        chunk, headers = self._paged(request, [e[2] for e in entries])
+        return web.json_response(chunk, headers=headers)
+
+    def _release_json(self, project: FakeProject, tag: str | int, when: datetime) -> dict[str, Any]:
+        name = tag if isinstance(tag, str) else "hidden"
+        entry: dict[str, Any] = {
+            "name": name,
+            "released_at": when.isoformat().replace("+00:00", "Z"),
+            "upcoming_release": False,
+            "_links": {},
+        }
+        if isinstance(tag, str):  # a release whose code the caller may not download hides these
+            entry["tag_name"] = tag
+            entry["tag_path"] = f"/{project.path}/-/tags/{tag}"
+            entry["_links"]["self"] = f"{self.url}/{project.path}/-/releases/{quote(tag, safe='')}"
+        return entry
 
     async def _raw(self, request: web.Request) -> web.Response:
         project = self._by_id(request)
@@ -298,19 +375,6 @@ class FakeGitLab:
         if project.release != tag:
             return web.json_response({"message": "404 Not Found"}, status=404)
         return web.json_response({"tag_name": tag, "name": tag, "upcoming_release": False})
-
-    async def _pages(self, request: web.Request) -> web.Response:
-        project = self._by_id(request)
-        if project.pages_api == 200:
-            name = project.path.rpartition("/")[2]
-            return web.json_response(
-                {"url": self.site_url(name), "deployments": [{"url": self.site_url(name)}]}
-            )
-        if project.pages_api == 204:
-            return web.json_response({"url": "x", "deployments": []})
-        return web.json_response(
-            {"message": f"{project.pages_api} Forbidden"}, status=project.pages_api
-        )
 
     async def _feed(self, request: web.Request) -> web.Response:
         if isinstance(self.feed, int):

@@ -261,7 +261,9 @@ async def test_a_source_that_stops_qualifying_loses_clone_and_documents(tmp_path
         assert all(_clone(tmp_path, p.path).is_dir() for p in fake.projects)
         fake.project("acme/widgets").visibility = "private"
         fake.projects.remove(fake.project("acme/gone"))  # deleted, or hidden from this token
-        fake.rules = [Rule(r"/projects/2/pages$", status=500)]  # other: unresolved
+        # other: its branch moved and its site config cannot be read, so it is unresolved
+        push(fake, "acme/other", {"README.md": "# Other\n\nGears turn.\n"})
+        fake.rules = [Rule(r"/projects/2/repository/files/", status=500)]
         await engine.refresh()
         states = {s.name: s for s in await engine.sources()}
         assert (states["acme/widgets"].verdict, states["acme/widgets"].clause) == (
@@ -283,12 +285,67 @@ async def test_a_source_that_loses_its_site_keeps_only_readme_code_and_changelog
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
         await engine.refresh()
         assert (await engine.retrieve("frobnication depth")).results
+        fake.project("acme/go/lib").pages_access_level = "disabled"  # read live, every run
+        await engine.refresh()
+        (state,) = await engine.sources()
+        assert (state.verdict, state.clause) == ("admitted", "siteless")
+        assert "pages_access_level is disabled" in state.detail
+        assert not (await engine.retrieve("frobnication depth")).results
+        assert (await engine.retrieve("levers")).results
+
+
+async def test_a_site_seen_answering_is_trusted_until_the_branch_moves(tmp_path, fake):
+    upstream(fake, "acme/go/lib", {"README.md": "# Lib\n\nLevers.\n", "docs/guide.md": GUIDE})
+    fake.feed = ["acme/go/lib"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        fake.sites["lib"] = 404  # taken down, with Pages still on and nothing pushed
+        fake.clear_log()
+        await engine.refresh()
+        (state,) = await engine.sources()
+        assert not [r for r in fake.log if r.path.startswith("/sites/")]
+        assert (state.verdict, state.clause) == ("admitted", "site")
+        assert "last answered at" in state.detail
+        push(fake, "acme/go/lib", {"README.md": "# Lib\n\nLevers and pulleys.\n"})
+        await engine.refresh()
+        (state,) = await engine.sources()
+        assert [r.method for r in fake.log if r.path.startswith("/sites/")] == ["HEAD"]
+        assert (state.verdict, state.clause) == ("admitted", "siteless")
+        assert "did not answer: HTTP 404" in state.detail
+        assert not (await engine.retrieve("frobnication depth")).results
+        fake.sites["lib"] = 200  # back: a failed site is asked again on the very next run
+        await engine.refresh()
+        (state,) = await engine.sources()
+        assert (state.verdict, state.clause) == ("admitted", "site")
+        assert "the site answered HTTP 200" in state.detail
+
+
+async def test_a_site_check_interval_of_zero_asks_every_run(tmp_path, fake):
+    upstream(fake, "acme/go/lib", {"README.md": "# Lib\n\nLevers.\n", "docs/guide.md": GUIDE})
+    fake.feed = ["acme/go/lib"]
+    config = configure(tmp_path, fake, token=TOKEN, index={"site_check_interval": "0"})
+    async with await Engine.open(config) as engine:
+        await engine.refresh()
         fake.sites["lib"] = 404
         await engine.refresh()
         (state,) = await engine.sources()
         assert (state.verdict, state.clause) == ("admitted", "siteless")
         assert not (await engine.retrieve("frobnication depth")).results
-        assert (await engine.retrieve("levers")).results
+
+
+async def test_an_expired_site_answer_is_asked_again(tmp_path, fake):
+    upstream(fake, "acme/widgets", {"README.md": "# Widgets\n", "docs/guide.md": GUIDE})
+    fake.feed = ["acme/widgets"]
+    config = configure(tmp_path, fake, token=TOKEN, index={"site_check_interval": "1s"})
+    async with await Engine.open(config) as engine:
+        await engine.refresh()
+        async with engine.store.write() as conn:  # the answer is older than the interval
+            await conn.execute("UPDATE sources SET site_seen_at = '2020-01-01T00:00:00+00:00'")
+        fake.clear_log()
+        await engine.refresh()
+        (state,) = await engine.sources()
+    assert len([r for r in fake.log if r.path.startswith("/sites/")]) == 1
+    assert "the site answered HTTP 200" in state.detail
 
 
 def test_clone_leftovers_of_an_interrupted_run_are_removed(tmp_path):

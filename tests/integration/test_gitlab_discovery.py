@@ -31,7 +31,7 @@ def _estate(fake: FakeGitLab) -> None:
     upstream(fake, "acme/unlisted", README)
     upstream(fake, "acme/secret", README, visibility="private")
     upstream(fake, "acme/old", README, archived=True)
-    upstream(fake, "acme/pagesoff", README, pages_access_level="disabled", pages_api=404)
+    upstream(fake, "acme/pagesoff", README, pages_access_level="disabled")
     upstream(fake, "acme/deadsite", README)
     fake.sites["deadsite"] = 404
     upstream(
@@ -39,14 +39,12 @@ def _estate(fake: FakeGitLab) -> None:
         "acme/nourl",
         {**README, "zensical.toml": '[project]\nsite_name = "x"\n'},
         site=False,
-        pages_api=200,
     )
     upstream(
         fake,
         "acme/mk",
         {**README, "mkdocs.yml": f"site_name: mk\nsite_url: {fake.site_url('mk')}\n"},
         site=False,
-        pages_api=403,
     )
     fake.sites["mk"] = 200
     upstream(fake, "other/borrowed", README, shared=True, namespace="other")
@@ -132,13 +130,12 @@ async def test_a_shared_project_is_not_listed_when_the_server_honours_with_share
 
 async def test_facts_that_cannot_be_checked_leave_the_verdict_unresolved(tmp_path, fake):
     upstream(fake, "acme/a", README)
-    upstream(fake, "acme/b", README)
+    upstream(fake, "acme/b", README, pages_access_level=None)  # the listing does not say
     upstream(fake, "acme/c", README)
     upstream(fake, "acme/secret", README, visibility="private")
     fake.feed = ["acme/a", "acme/b", "acme/c", "acme/secret"]
     fake.rules = [
         Rule(r"/projects/1/repository/files/", status=500),
-        Rule(r"/projects/2/pages$", status=502),
         Rule(r"^/sites/c/", status=503),
     ]
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
@@ -151,7 +148,7 @@ async def test_facts_that_cannot_be_checked_leave_the_verdict_unresolved(tmp_pat
         "acme/secret": ("rejected", "visibility"),
     }
     assert "500" in states["acme/a"].detail
-    assert "502" in states["acme/b"].detail
+    assert "pages_access_level is None" in states["acme/b"].detail
     assert "503" in states["acme/c"].detail
 
 
@@ -206,7 +203,7 @@ async def test_a_rate_limit_stops_discovery_and_keeps_the_previous_verdicts(tmp_
 async def test_rate_limit_headers_with_nothing_left_stop_the_run(tmp_path, fake):
     upstream(fake, "acme/a", README)
     fake.feed = ["acme/a"]
-    fake.rules = [Rule(r"/pages$", status=200, headers={"RateLimit-Remaining": "0"})]
+    fake.rules = [Rule(r"/repository/files/", status=200, headers={"RateLimit-Remaining": "0"})]
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
         with pytest.raises(RateLimited):
             await engine.refresh()

@@ -7,14 +7,14 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.forge.base import Pages, PagesState, Project, Unknown
+from bot.forge.base import Project, SiteCheck, Unknown
 from bot.forge.candidates import Verdict
 from bot.forge.feed import parse_feed
 from bot.forge.predicate import Policy, SiteFacts, decide, excluded_by, screen
 
 POLICY = Policy("acme", exclude=("infra", "acme/secret-docs"), siteless_subgroups=("go", "rust"))
-PUBLISHED = PagesState(Pages.PUBLISHED, "flag")
-GOOD_SITE = SiteFacts("zensical.toml", "https://docs.example/", PUBLISHED, True)
+ANSWERS = SiteCheck(True, "HTTP 200")
+GOOD_SITE = SiteFacts("zensical.toml", "https://docs.example/", ANSWERS)
 
 
 def project(path: str = "acme/handbook", **changes: object) -> Project:
@@ -108,29 +108,61 @@ def test_internal_archived_and_empty_projects_are_rejected_by_their_clause():
 def test_a_site_config_without_a_published_site_is_no_site():
     the_feed = feed("acme/handbook")
     cases = {
-        "no config": SiteFacts(None),
-        "no site_url": SiteFacts("zensical.toml"),
-        "pages off": SiteFacts("zensical.toml", "https://d/", PagesState(Pages.DISABLED, "x")),
-        "private pages": SiteFacts("zensical.toml", "https://d/", PagesState(Pages.PRIVATE, "x")),
-        "never deployed": SiteFacts(
-            "zensical.toml", "https://d/", PagesState(Pages.NOT_DEPLOYED, "x")
+        "no config": (project(), SiteFacts(None), "no zensical.toml"),
+        "no site_url": (project(), SiteFacts("zensical.toml"), "names no site_url"),
+        "pages off": (
+            project(pages_access_level="disabled"),
+            GOOD_SITE,
+            "pages_access_level is disabled",
         ),
-        "does not answer": SiteFacts("zensical.toml", "https://d/", PUBLISHED, False),
+        "private pages": (
+            project(pages_access_level="private"),
+            GOOD_SITE,
+            "pages_access_level is private",
+        ),
+        "does not answer": (
+            project(),
+            SiteFacts("zensical.toml", "https://d/", SiteCheck(False, "HTTP 404")),
+            "the site at https://d/ did not answer: HTTP 404",
+        ),
     }
-    for name, facts in cases.items():
-        decision = decide(project(), POLICY, the_feed, facts)
+    for name, (subject, facts, words) in cases.items():
+        decision = decide(subject, POLICY, the_feed, facts)
         assert (decision.verdict, decision.clause) == (Verdict.REJECTED, "site"), name
+        assert words in decision.detail, (name, decision.detail)
+
+
+def test_pages_public_or_enabled_in_the_listing_is_pages_on():
+    for level in ("enabled", "public"):
+        decision = decide(
+            project(pages_access_level=level), POLICY, feed("acme/handbook"), GOOD_SITE
+        )
+        assert decision.verdict is Verdict.ADMITTED, level
+        assert f"pages_access_level {level}" in decision.detail
+
+
+def test_an_admitting_clause_says_when_the_site_was_last_seen_answering():
+    fresh = decide(project(), POLICY, feed("acme/handbook"), GOOD_SITE)
+    assert "the site answered HTTP 200" in fresh.detail
+    earlier = SiteFacts(
+        "zensical.toml", "https://docs.example/", SiteCheck(True, "", "2026-11-30T06:00:00+00:00")
+    )
+    reused = decide(project(), POLICY, feed("acme/handbook"), earlier)
+    assert reused.verdict is Verdict.ADMITTED
+    assert "last answered at 2026-11-30T06:00:00+00:00" in reused.detail
 
 
 def test_unknown_site_facts_are_unresolved_never_rejected():
     the_feed = feed("acme/handbook")
-    for facts in (
-        SiteFacts(Unknown("HTTP 500")),
-        SiteFacts("zensical.toml", "https://d/", Unknown("timeout")),
-        SiteFacts("zensical.toml", "https://d/", PUBLISHED, Unknown("HTTP 503")),
+    for subject, facts in (
+        (project(), SiteFacts(Unknown("HTTP 500"))),
+        (project(), SiteFacts("zensical.toml", "https://d/", Unknown("HTTP 503"))),
+        (project(), SiteFacts("zensical.toml", "https://d/", None)),
+        (project(pages_access_level=None), GOOD_SITE),
+        (project(pages_access_level="sometimes"), GOOD_SITE),
     ):
-        decision = decide(project(), POLICY, the_feed, facts)
-        assert (decision.verdict, decision.clause) == (Verdict.UNRESOLVED, "site")
+        decision = decide(subject, POLICY, the_feed, facts)
+        assert (decision.verdict, decision.clause) == (Verdict.UNRESOLVED, "site"), facts
 
 
 def test_siteless_subgroups_admit_readme_code_and_changelog_only():
