@@ -34,7 +34,7 @@ from bot.index.embedder import Embedder
 from bot.index.fusion import fuse
 from bot.index.query import build_query
 from bot.index.retriever import PASSAGES, FtsRetriever, Result
-from bot.index.selection import named_sources, select, without_names
+from bot.index.selection import NAMED_SLOTS, named_sources, select, without_names
 from bot.index.store import Store
 from bot.index.symbols import Declared, SymbolTable, pins
 from bot.index.vectors import Matrix, nearest, stack
@@ -79,7 +79,7 @@ class HybridRetriever:
         embedder: Embedder | None = None,
         *,
         lexical: FtsRetriever | None = None,
-        named_slots: int = 6,
+        named_slots: int = NAMED_SLOTS,
         depth: int = DEPTH,
         weights: FusionWeights | None = None,
     ) -> None:

@@ -19,7 +19,7 @@ from typing import Protocol
 from bot.corpus.urls import blob_url, local_url
 from bot.errors import StoreError
 from bot.index.query import build_query
-from bot.index.selection import named_sources, select, text_key, without_names
+from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
 from bot.index.store import Store
 from bot.index.writer import PATH_SEPARATOR
 
@@ -123,7 +123,7 @@ class FtsRetriever:
         *,
         weights: Weights | None = None,
         candidates: int = 32,  # per search: ample for 8 slots after the caps and collapses
-        named_slots: int = 6,
+        named_slots: int = NAMED_SLOTS,
     ) -> None:
         self._store = store
         self._weights = weights or Weights()

@@ -19,6 +19,10 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
 PER_DOCUMENT = 2
+# Of the eight slots, those a repository named in the question fills from its own passages;
+# the last one finds the name's mentions elsewhere. Measured: 7 ranks code answers higher than
+# 6 (code hit@8 0.875 -> 0.917) and changes no docs answer; 3 to 5 lose docs answers.
+NAMED_SLOTS = 7
 _WORD = re.compile(r"[^\W_]+")
 
 
