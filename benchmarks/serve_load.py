@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -129,6 +130,12 @@ def main() -> int:
             stderr=subprocess.PIPE,
             text=True,
         )
+        # serve logs a few lines per answer; read them as they come, or a full pipe would
+        # block its logging (and so the bot) once the log outgrows the pipe's buffer.
+        log_lines: list[str] = []
+        assert serve.stderr is not None
+        reader = threading.Thread(target=lambda: log_lines.extend(serve.stderr or ()))
+        reader.start()
         try:
             discord.until(lambda: GUILD_ID in discord.commands, timeout=60)
             idle_rss, _ = rss_mb(serve.pid)
@@ -162,7 +169,11 @@ def main() -> int:
             rss, peak = rss_mb(serve.pid)
         finally:
             serve.send_signal(signal.SIGTERM)
-            _, log = serve.communicate(timeout=60)
+            serve.wait(timeout=60)
+            reader.join(timeout=60)
+            log = "".join(log_lines)
+            if sys.exc_info()[0] is not None:  # the load failed: show what serve said
+                print(log[-4000:], file=sys.stderr)
             anthropic.stop()
         replies = sorted({len(i.replies) for i in discord.interactions()})
 

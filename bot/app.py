@@ -29,6 +29,7 @@ from bot.config import Config, check_serve
 from bot.discord_format.answers import error_reply
 from bot.engine import Engine
 from bot.errors import DiscordError, PhpbotscoutError
+from bot.event_loop import loop_name
 from bot.index.store import Store
 from bot.ratelimit import RateLimiter
 from bot.refresher import Refresher
@@ -243,8 +244,9 @@ class Service:
 
 async def serve(config: Config) -> int:
     """Run until SIGINT or SIGTERM (exit 0), or until Discord drops the bot for good (exit 1)."""
-    service = await Service.start(config)
     loop = asyncio.get_running_loop()
+    log.info("event loop: %s", loop_name(loop))
+    service = await Service.start(config)
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)

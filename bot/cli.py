@@ -7,7 +7,6 @@ line or configuration is wrong.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
 import os
@@ -20,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from bot import bench, render
+from bot import bench, event_loop, render
 from bot import config as config_module
 from bot.answer.backlog import parse_since
 from bot.config import RETRIEVAL_MODES, Config
@@ -311,7 +310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = config_module.load(
             args.config, config_module.environment(os.environ, Path.cwd()), Path.cwd()
         )
-        return asyncio.run(_run(args, config))
+        # The service runs on uvloop where it is installed; one-shot commands gain nothing.
+        return event_loop.run(_run(args, config), fast=args.command == "serve")
     except PhpbotscoutError as exc:
         if wants_json:
             _print_json({"error": {"kind": exc.kind, "message": str(exc)}})

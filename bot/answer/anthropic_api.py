@@ -48,7 +48,13 @@ class AnthropicComposer:
         # base_url is passed only when configured, so the SDK keeps its own default.
         options: dict[str, Any] = {"base_url": base_url} if base_url else {}
         self._client = anthropic.AsyncAnthropic(
-            api_key=api_key.reveal(), timeout=timeout, max_retries=max_retries, **options
+            api_key=api_key.reveal(),
+            timeout=timeout,
+            max_retries=max_retries,
+            # The SDK's aiohttp transport: the same requests, for less CPU per call than its
+            # default HTTP stack (measured under load), on the HTTP client Discord uses too.
+            http_client=anthropic.DefaultAioHttpClient(),
+            **options,
         )
 
     @property

@@ -68,17 +68,43 @@ def normalise_breaks(text: str) -> str:
     return _LINE_BREAKS.sub("\n", text)
 
 
+def fold_char(ch: str) -> str:
+    """What one character of NFKD-normalised text folds to (the empty string: dropped)."""
+    if ch in _LOOK_ALIKE_CHARS:
+        return ch.translate(_LOOK_ALIKES)
+    category = unicodedata.category(ch)
+    if category in ("Cf", "Mn", "Me"):
+        return ""  # zero-width characters and combining marks are invisible padding
+    return "-" if category == "Pd" or ch in _DASHES else ch
+
+
+class _FoldTable(dict[int, str]):
+    """``fold_char`` as a ``str.translate`` table, each character worked out once.
+
+    Folding runs over every passage of every answer, and passages in most languages (or
+    just typographic dashes and quotes) are not ASCII; a per-character Python loop made it
+    the costliest part of building a prompt. The table learns characters as it meets them;
+    past ``_FOLD_TABLE_SIZE`` distinct ones it stops remembering (an unusual corpus, or
+    hostile input) and simply works them out again.
+    """
+
+    def __missing__(self, code: int) -> str:
+        folded = fold_char(chr(code))
+        if len(self) < _FOLD_TABLE_SIZE:
+            self[code] = folded
+        return folded
+
+
+_LOOK_ALIKE_CHARS = frozenset(chr(code) for code in _LOOK_ALIKES)
+_FOLD_TABLE_SIZE = 1 << 16
+_FOLD_TABLE = _FoldTable()
+
+
 def fold(line: str) -> str:
     """Plain letters, no accents or invisibles, look-alikes as ASCII, dashes as ``-``."""
     if line.isascii():
         return line  # nothing to fold, and most lines are plain ASCII
-    out = []
-    for ch in unicodedata.normalize("NFKD", line).translate(_LOOK_ALIKES):
-        category = unicodedata.category(ch)
-        if category in ("Cf", "Mn", "Me"):
-            continue  # zero-width characters and combining marks are invisible padding
-        out.append("-" if category == "Pd" or ch in _DASHES else ch)
-    return unicodedata.normalize("NFC", "".join(out))
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFKD", line).translate(_FOLD_TABLE))
 
 
 def looks_like_delimiter(line: str) -> bool:

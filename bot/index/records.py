@@ -1,9 +1,10 @@
 """The record of questions asked: outcomes, citations, votes and the gap backlog.
 
-Every SQL statement about questions and answers lives here. Writes go through
-``Store.write()``, so a question, its passages, its outcome and its citations land together
-or not at all. Nothing here is ever read back into an answer: records are for operators
-and the gap backlog, not memory.
+Every SQL statement about questions and answers lives here. Writes are single
+transactions (``Store.transact()`` for a record, ``Store.write()`` for a vote), so a
+question, its passages, its outcome and its citations land together or not at all. Nothing
+here is ever read back into an answer: records are for operators and the gap backlog, not
+memory.
 """
 
 from __future__ import annotations
@@ -89,51 +90,56 @@ def asked_from(outcome: Outcome, origin: str, draft: Answer | None, total_ms: fl
 
 async def record(store: Store, asked: Asked) -> Recorded:
     """Write one question with its passages, outcome and citations, in one transaction."""
-    usage = asked.usage or Usage()
-    at = now()
     try:
-        async with store.write() as conn:
-            cursor = await conn.execute(
-                "INSERT INTO questions (asked_at, origin, question, query) VALUES (?, ?, ?, ?)",
-                (at, asked.origin, asked.question, asked.query),
-            )
-            question_id = _rowid(cursor.lastrowid)
-            await conn.executemany(
-                "INSERT INTO question_passages (question_id, n, chunk_id, score, source, path,"
-                " heading, symbol, url, commit_sha) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [_passage_row(question_id, n, p) for n, p in enumerate(asked.passages, 1)],
-            )
-            cursor = await conn.execute(
-                "INSERT INTO answers (question_id, outcome, decline_kind, reason, answer, draft,"
-                " stale, provider, model, input_tokens, output_tokens, compose_ms, total_ms,"
-                " answered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    question_id,
-                    asked.outcome,
-                    asked.decline_kind,
-                    asked.reason,
-                    asked.answer,
-                    asked.draft,
-                    json.dumps(list(asked.stale)),
-                    asked.provider,
-                    asked.model,
-                    usage.input_tokens,
-                    usage.output_tokens,
-                    asked.compose_ms,
-                    asked.total_ms,
-                    now(),
-                ),
-            )
-            answer_id = _rowid(cursor.lastrowid)
-            await conn.executemany(
-                "INSERT INTO citations (answer_id, question_id, n, position) VALUES (?, ?, ?, ?)",
-                [(answer_id, question_id, n, i) for i, n in enumerate(asked.citations)],
-            )
+        return await store.transact(lambda conn: _insert(conn, asked, now()))
     except sqlite3.Error as exc:
         raise StoreError(
             f"Recording the question in {store.path} failed ({exc}). Check that the file is "
             "writable and the disk has room."
         ) from None
+
+
+def _insert(conn: sqlite3.Connection, asked: Asked, at: str) -> Recorded:
+    # Runs on the store's writing thread, inside the transaction: statements only.
+    usage = asked.usage or Usage()
+    question_id = _rowid(
+        conn.execute(
+            "INSERT INTO questions (asked_at, origin, question, query) VALUES (?, ?, ?, ?)",
+            (at, asked.origin, asked.question, asked.query),
+        ).lastrowid
+    )
+    conn.executemany(
+        "INSERT INTO question_passages (question_id, n, chunk_id, score, source, path,"
+        " heading, symbol, url, commit_sha) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [_passage_row(question_id, n, p) for n, p in enumerate(asked.passages, 1)],
+    )
+    answer_id = _rowid(
+        conn.execute(
+            "INSERT INTO answers (question_id, outcome, decline_kind, reason, answer, draft,"
+            " stale, provider, model, input_tokens, output_tokens, compose_ms, total_ms,"
+            " answered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                question_id,
+                asked.outcome,
+                asked.decline_kind,
+                asked.reason,
+                asked.answer,
+                asked.draft,
+                json.dumps(list(asked.stale)),
+                asked.provider,
+                asked.model,
+                usage.input_tokens,
+                usage.output_tokens,
+                asked.compose_ms,
+                asked.total_ms,
+                at,
+            ),
+        ).lastrowid
+    )
+    conn.executemany(
+        "INSERT INTO citations (answer_id, question_id, n, position) VALUES (?, ?, ?, ?)",
+        [(answer_id, question_id, n, i) for i, n in enumerate(asked.citations)],
+    )
     return Recorded(question_id, answer_id)
 
 

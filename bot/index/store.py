@@ -2,9 +2,13 @@
 
 WAL mode lets readers keep answering from the last committed index while a refresh writes.
 Reads go through a small pool of connections, so concurrent questions (and the two halves of
-one search) run side by side. There is one writing connection, and every write goes through
-``Store.write()``, which holds a lock and one explicit transaction: a crash or an error
-part-way leaves the previous index exactly as it was.
+one search) run side by side. Writes take one lock and one explicit transaction each: a crash
+or an error part-way leaves the previous index exactly as it was. ``Store.write()`` hands the
+block an async connection, statement by statement (the refresh's way); ``Store.transact()``
+runs a plain function over a second connection in one trip to its thread, which is how the
+record of each answer is written: a statement-by-statement transaction costs one trip per
+statement, and under load every trip waits its turn in the busy event loop while the write
+lock is held, so the answers queued up behind each other's records.
 
 Migrations are the numbered ``migrations/*.sql`` files, applied in order at start-up, each
 in one transaction together with its bookkeeping row, so a failing migration rolls back and
@@ -17,10 +21,12 @@ import asyncio
 import functools
 import logging
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import aiosqlite
 
@@ -30,6 +36,7 @@ log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
 READERS = 3  # concurrent reads; each connection is one thread while it works
+T = TypeVar("T")
 
 
 def now() -> str:
@@ -65,7 +72,11 @@ class Store:
     """An open index database: a pool of reading connections and the one writing connection."""
 
     def __init__(
-        self, path: Path, readers: list[aiosqlite.Connection], writer: aiosqlite.Connection
+        self,
+        path: Path,
+        readers: list[aiosqlite.Connection],
+        writer: aiosqlite.Connection,
+        transactor: _Transactor,
     ):
         self.path = path
         self._readers = readers
@@ -73,6 +84,7 @@ class Store:
         for reader in readers:
             self._idle.put_nowait(reader)
         self._writer = writer
+        self._transactor = transactor
         self._write_lock = asyncio.Lock()
 
     @classmethod
@@ -87,6 +99,7 @@ class Store:
             ) from None
         writer = await _connect(path)
         readers: list[aiosqlite.Connection] = []
+        transactor: _Transactor | None = None
         try:
             await _configure(writer, path, wal=True)
             await migrate(writer, migrations_dir, path)
@@ -94,16 +107,18 @@ class Store:
             for _ in range(READERS):
                 readers.append(await _connect(path))
                 await _configure(readers[-1], path, wal=False)
+            transactor = await _Transactor.open(path)
         except BaseException:
             for conn in [writer, *readers]:
                 await conn.close()
             raise
-        return cls(path, readers, writer)
+        return cls(path, readers, writer, transactor)
 
     async def close(self) -> None:
         """Close every connection; safe to call twice."""
         for conn in [*self._readers, self._writer]:
             await conn.close()
+        await self._transactor.close()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -116,8 +131,10 @@ class Store:
 
     async def fetchall(self, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
         """Run one query on a reading connection and return every row."""
-        async with self.read() as conn, conn.execute(sql, params) as cursor:
-            return list(await cursor.fetchall())
+        # One trip to the connection's thread: the statement runs to its end there, so it is
+        # reset and pins no snapshot, and no cursor is left to close with a second trip.
+        async with self.read() as conn:
+            return list(await conn.execute_fetchall(sql, params))
 
     async def fetchone(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Row | None:
         """Run one query on a reading connection and return its first row, if any."""
@@ -142,6 +159,74 @@ class Store:
                 raise
             else:
                 await self._writer.execute("COMMIT")
+
+    async def transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work`` in one write transaction, in one trip to the writing thread.
+
+        ``work`` gets a plain ``sqlite3`` connection and runs on that thread, so it must only
+        run statements and build its result: no awaiting, no I/O of its own. It commits when
+        ``work`` returns and rolls back if it raises (the exception is raised here).
+        """
+        async with self._write_lock:
+            return await self._transactor.run(work)
+
+
+class _Transactor:
+    """A plain ``sqlite3`` connection on a thread of its own, one transaction per call."""
+
+    def __init__(self, path: Path, thread: ThreadPoolExecutor) -> None:
+        self._path = path
+        self._thread = thread
+        self._conn: sqlite3.Connection | None = None
+
+    @classmethod
+    async def open(cls, path: Path) -> _Transactor:
+        transactor = cls(path, ThreadPoolExecutor(1, thread_name_prefix="sqlite-transact"))
+        try:
+            await transactor._call(transactor._connect)
+        except BaseException:
+            transactor._thread.shutdown(wait=False)
+            raise
+        return transactor
+
+    def _connect(self) -> None:
+        # Made on the thread that uses it: sqlite3 connections stay on their own thread.
+        try:
+            conn = sqlite3.connect(self._path, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 10000")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            raise _unreadable(self._path, exc) from None
+        self._conn = conn
+
+    async def _call(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, fn)
+
+    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await self._call(lambda: self._in_transaction(work))
+
+    def _in_transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        conn = self._conn
+        if conn is None:
+            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return result
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            await self._call(self._close)
+        self._thread.shutdown(wait=True)
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
 
 async def _connect(path: Path) -> aiosqlite.Connection:

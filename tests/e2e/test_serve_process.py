@@ -85,6 +85,7 @@ def test_serve_answers_and_sigterm_stops_it_cleanly(tmp_path, home, discord, fak
         code, err = stop(process, signal.SIGTERM)
     assert code == 0, err
     assert "stopped cleanly" in err
+    assert "event loop: uvloop" in err  # the service runs on uvloop where it is installed
     assert TOKEN not in err and KEY not in err
     # Every request went to the configured Discord address; none carried the token elsewhere.
     assert all(c.headers.get("Host", "").startswith("127.0.0.1") for c in discord.calls)

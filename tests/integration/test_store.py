@@ -1,5 +1,7 @@
+import asyncio
 import shutil
 import sqlite3
+import threading
 
 import pytest
 
@@ -87,3 +89,63 @@ async def test_every_reader_sees_a_write_as_soon_as_it_commits(tmp_path):
             for conn in (one, two, three):
                 async with conn.execute("SELECT count(*) FROM sources") as cursor:
                     assert (await cursor.fetchone())[0] == 1
+
+
+def _add_source(name: str):
+    def work(conn: sqlite3.Connection) -> int:
+        cursor = conn.execute(
+            "INSERT INTO sources (name, origin, location, verdict, clause) "
+            "VALUES (?, 'local', '/x', 'admitted', 'local')",
+            (name,),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    return work
+
+
+async def test_a_transaction_in_one_trip_commits_and_returns_what_the_work_returned(tmp_path):
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        rowid = await store.transact(_add_source("a"))
+        row = await store.fetchone("SELECT rowid, name FROM sources")
+        assert tuple(row) == (rowid, "a")
+
+
+async def test_a_transaction_in_one_trip_that_fails_leaves_nothing_behind(tmp_path):
+    def half_done(conn: sqlite3.Connection) -> None:
+        _add_source("a")(conn)
+        raise RuntimeError("crash mid-transaction")
+
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        with pytest.raises(RuntimeError, match="crash mid-transaction"):
+            await store.transact(half_done)
+        assert (await store.fetchone("SELECT count(*) FROM sources"))[0] == 0
+        # The connection is usable again: the failed transaction was rolled back, not left open.
+        await store.transact(_add_source("b"))
+        assert [r[0] for r in await store.fetchall("SELECT name FROM sources")] == ["b"]
+
+
+async def test_both_ways_of_writing_take_turns_without_busy_errors(tmp_path):
+    async def statement_by_statement(name: str) -> None:
+        async with store.write() as conn:
+            await conn.execute(
+                "INSERT INTO sources (name, origin, location, verdict, clause) "
+                "VALUES (?, 'local', '/x', 'admitted', 'local')",
+                (name,),
+            )
+
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        writes = [store.transact(_add_source(f"t{n}")) for n in range(20)]
+        writes += [statement_by_statement(f"w{n}") for n in range(20)]
+        await asyncio.gather(*writes)
+        assert (await store.fetchone("SELECT count(*) FROM sources"))[0] == 40
+
+
+async def test_the_work_runs_off_the_event_loop_and_not_after_close(tmp_path):
+    store = await Store.open(tmp_path / "i.sqlite")
+    loop_thread = threading.get_ident()
+    assert await store.transact(lambda conn: threading.get_ident()) != loop_thread
+    await store.close()
+    await store.close()  # safe twice
+    with pytest.raises((sqlite3.ProgrammingError, RuntimeError)):
+        await store.transact(_add_source("late"))

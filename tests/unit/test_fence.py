@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.answer.fence import looks_like_delimiter, neutralise
+from bot.answer.fence import _DASHES, _LOOK_ALIKES, fold, looks_like_delimiter, neutralise
 from bot.answer.prompt import begin_line, end_line, user_message
 
 # An oracle written apart from the code under test. It decomposes the line, drops marks and
@@ -175,3 +175,22 @@ def test_only_the_real_fences_remain_whatever_the_text(texts, question, heading)
     assert [line for line in prompt.splitlines() if looks_like_delimiter(line)] == real_fences(
         len(passages)
     )
+
+
+def _fold_one_character_at_a_time(line: str) -> str:
+    """Folding as first written: a loop over the characters, the rules spelled out in full."""
+    out = []
+    for ch in unicodedata.normalize("NFKD", line).translate(_LOOK_ALIKES):
+        category = unicodedata.category(ch)
+        if category in ("Cf", "Mn", "Me"):
+            continue
+        out.append("-" if category == "Pd" or ch in _DASHES else ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+@settings(max_examples=300, deadline=None)
+@given(line=st.one_of(ATTACK, st.text(max_size=60)))
+def test_folding_through_the_table_matches_folding_character_by_character(line):
+    # The table remembers what it has worked out; asking twice must give the same answer.
+    assert fold(line) == _fold_one_character_at_a_time(line)
+    assert fold(line) == _fold_one_character_at_a_time(line)
