@@ -79,10 +79,12 @@ LONGEST_FORM = max(len(form.split()) for form in _ALTERNATIVES)
 
 
 def alternatives(words: Sequence[str]) -> list[str]:
-    """Other forms of the question's words and word pairs, each once, in question order.
+    """Other one-word forms of the question's words and word pairs, each once, in order.
 
-    ``words`` is the question's lowercased word sequence. A returned form of two words is a
-    phrase. Forms the question already uses are not repeated.
+    ``words`` is the question's lowercased word sequence. Only single words are returned: a
+    phrase costs the index far more to match than a word (it reads word positions), and the
+    one-word form is the one documentation tends to use (*enable* rather than *turn on*).
+    Forms the question already uses are not repeated.
     """
     present = set(words)
     present.update(" ".join(pair) for pair in itertools.pairwise(words))
@@ -91,7 +93,7 @@ def alternatives(words: Sequence[str]) -> list[str]:
         for width in range(LONGEST_FORM, 0, -1):
             form = " ".join(words[position : position + width])
             for other in _lookup(form):
-                if other not in present and other not in found:
+                if " " not in other and other not in present and other not in found:
                     found.append(other)
     return found
 
