@@ -30,10 +30,18 @@ class Scope:
 
     ``site``: whether its docs site counts (a forge source admitted without a published site
     contributes no doc pages). ``other_markdown``: whether markdown outside the site is read.
+    ``code``: whether source code is read.
     """
 
     site: bool = True
     other_markdown: bool = True
+    code: bool = True
+
+
+# The embedded default answers people asking how to use phpbotscout: its documentation (the
+# docs site, README and changelog) is the corpus. Its own code and its benchmark and design
+# notes would outrank the page that answers on half such questions.
+DOCUMENTATION_ONLY = Scope(other_markdown=False, code=False)
 
 
 def detect_site(snapshot: Snapshot, files: list[FileEntry]) -> tuple[SiteLayout | None, str]:
@@ -86,9 +94,11 @@ def plan_source(
     work: list[tuple[Snapshot, FileEntry, Kind]] = []
     for entry in branch_files:
         kind = classify(entry.path, entry.size, site, other_markdown=scope.other_markdown)
+        if kind is Kind.CODE and not scope.code:
+            continue
         if kind is not Kind.NONE and (kind is not Kind.CODE or release is None):
             work.append((branch, entry, kind))
-    if release is not None:
+    if release is not None and scope.code:
         for entry in code_files:
             kind = classify(entry.path, entry.size, None, other_markdown=False)
             if kind is Kind.CODE:

@@ -28,7 +28,7 @@ from bot.index import catalog, writer
 from bot.index.embedder import Embedder
 from bot.index.embeddings import embed_pending
 from bot.index.store import Store
-from bot.indexing import plan_source
+from bot.indexing import DOCUMENTATION_ONLY, Scope, plan_source
 from bot.outcomes import Progress, QuietProgress, SourceOutcome
 from bot.snapshot import DirectorySnapshot, GitSnapshot, Snapshot
 
@@ -131,7 +131,10 @@ async def refresh(
             ):
                 continue
             progress.source_started(candidate.name)
-            outcome = await refresh_local(store, candidate, force=force, progress=progress)
+            scope = DOCUMENTATION_ONLY if config.embedded else Scope()
+            outcome = await refresh_local(
+                store, candidate, scope=scope, force=force, progress=progress
+            )
             progress.source_finished(outcome)
             outcomes.append(outcome)
         if gitlab is not None:
@@ -201,7 +204,12 @@ def _open_snapshot(candidate: Candidate) -> Snapshot:
 
 
 async def refresh_local(
-    store: Store, candidate: Candidate, *, force: bool, progress: Progress
+    store: Store,
+    candidate: Candidate,
+    *,
+    scope: Scope,
+    force: bool,
+    progress: Progress,
 ) -> SourceOutcome:
     """Re-index one local repository if its commit moved (or ``force``)."""
     started = time.perf_counter()
@@ -227,6 +235,7 @@ async def refresh_local(
             None,
             None,
             existing,
+            scope=scope,
             force=force,
             on_file=lambda path: progress.file_read(name, path),
         )

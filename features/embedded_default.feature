@@ -1,0 +1,17 @@
+Feature: The embedded default corpus
+  On a fresh checkout, with no configuration file and no tokens, phpbotscout answers questions
+  about itself from its own documentation, building that index on first use.
+
+  Scenario: With no configuration it answers from its own documentation
+    Given no configuration file
+    When I run `python -m bot.cli ask "how do I index a GitLab group?" --retrieval-only --json`
+    Then the exit code is 0
+    And every passage comes from phpbotscout's documentation, not its code
+    And passage 1 cites phpbotscout's documentation site
+
+  Scenario: A second question does not read the checkout again
+    Given no configuration file
+    And the embedded default index has been built
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 0
+    And the source "phpbotscout" was unchanged
