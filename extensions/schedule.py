@@ -46,7 +46,6 @@ class RefreshSchedule:
         self.every = sorted(set(every))
         self._on_error = on_error
         self._scheduler = AsyncIOScheduler(timezone=UTC)
-        self.ticks = 0
 
     def start(self) -> None:
         """Add the jobs and start ticking (on the running event loop)."""
@@ -73,7 +72,6 @@ class RefreshSchedule:
         ]
 
     async def _tick(self) -> None:
-        self.ticks += 1
         try:
             await self.refresher.run(due_only=True, why="schedule")
         except asyncio.CancelledError:

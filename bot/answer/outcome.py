@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 DeclineKind = Literal["nothing_matched", "composer_declined", "ungrounded"]
 OutcomeKind = Literal["answered", "declined", "passages"]
-DECLINE_KINDS: tuple[DeclineKind, ...] = ("nothing_matched", "composer_declined", "ungrounded")
 
 NOTHING_MATCHED_REASON = "Nothing in the index matched the words of this question."
 
