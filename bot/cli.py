@@ -196,6 +196,9 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
     if args.json:
         _print_json(data)
         return 0
+    if not statuses:
+        out.print("Nothing is indexed yet. Run 'python -m bot.cli index build' to build the index.")
+        return 0
     table = Table(title="index status")
     columns = ("source", "commit", "release", "indexed", "refreshed", "stale", "docs", "chunks")
     for column in (*columns, "error"):

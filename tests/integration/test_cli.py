@@ -140,3 +140,10 @@ def test_every_command_has_help():
         assert sub.description or parser._subparsers._group_actions[0]._choices_actions, name
     helps = {a.dest: a.help for a in parser._subparsers._group_actions[0]._choices_actions}
     assert all(helps.values()), helps
+
+
+def test_status_and_sources_before_any_build_say_how_to_build(configured, capsys):
+    for command in (["index", "status"], ["index", "sources"]):
+        code, out, _ = run(capsys, *command)
+        assert code == 0
+        assert "python -m bot.cli index build" in out
