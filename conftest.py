@@ -10,6 +10,7 @@ import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.claude_cli import FakeClaude
+from tests.fakes.discord import FakeDiscord
 
 
 @pytest.fixture
@@ -30,6 +31,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
     return home
+
+
+@pytest.fixture(scope="module")
+def discord() -> Iterator[FakeDiscord]:
+    """A fake Discord (REST and gateway) on loopback, shared by the tests of one module."""
+    with FakeDiscord() as fake:
+        yield fake
 
 
 @pytest.fixture(scope="session")

@@ -21,12 +21,6 @@ PEOPLE = itertools.count(1500000000000000700)
 
 
 @pytest.fixture(scope="module")
-def discord() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
 def running(
     tmp_path_factory: pytest.TempPathFactory, discord: FakeDiscord, _anthropic_server: FakeAnthropic
 ) -> Iterator[BotThread]:

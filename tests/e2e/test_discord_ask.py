@@ -23,12 +23,6 @@ CITATION_LINE = re.compile(r"\*\*\[\d+\]\*\* \[[^\n]+\]\(https?://[^\s)]+\)")
 
 
 @pytest.fixture(scope="module")
-def discord() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
 def running(
     tmp_path_factory: pytest.TempPathFactory,
     discord: FakeDiscord,

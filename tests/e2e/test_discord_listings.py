@@ -17,12 +17,6 @@ PROJECTS = [f"project-{n:02d}" for n in range(1, 13)]
 
 
 @pytest.fixture(scope="module")
-def discord() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory, discord: FakeDiscord) -> Iterator[BotThread]:
     root = tmp_path_factory.mktemp("listings")
     estate = root / "estate"

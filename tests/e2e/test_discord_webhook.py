@@ -27,12 +27,6 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def discord() -> Iterator[FakeDiscord]:
-    with FakeDiscord() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
 def estate(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("webhook") / "estate"
     make_repo(root / "widgets", {"README.md": "# Widgets\n\n## Installing\n\nRun the installer.\n"})
