@@ -84,10 +84,7 @@ def chunk_go(path: str, data: bytes, *, const_groups: ConstGroups = "each") -> l
     for index in range(len(top)):
         symbols.extend(cutter.declaration(top, index))
 
-    chunks: list[Chunk] = []
-    for symbol in symbols:
-        chunks.extend(lines.chunks(symbol))
-    return chunks
+    return lines.chunks_of(symbols)
 
 
 def _is_comment(node: Node) -> bool:

@@ -60,11 +60,7 @@ def chunk_python(path: str, data: bytes) -> list[Chunk]:
     if looks_generated(walker.header(tree.body)):
         raise Unchunkable(f"{path} is generated (its header says so)")
 
-    chunks: list[Chunk] = []
-    for symbol in walker.module(tree):
-        chunks.extend(lines.chunks(symbol))
-    chunks.sort(key=lambda c: c.start_byte)
-    return chunks
+    return lines.chunks_of(walker.module(tree))
 
 
 def _module_name(path: str) -> str:

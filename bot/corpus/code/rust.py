@@ -61,12 +61,7 @@ def chunk_rust(path: str, data: bytes) -> list[Chunk]:
     if looks_generated("\n".join(leading)):
         raise Unchunkable(f"{path} is generated (its header says so)")
 
-    symbols = list(_walk(_Scope(top, _file_title(path)), lines))
-    chunks: list[Chunk] = []
-    for symbol in symbols:
-        chunks.extend(lines.chunks(symbol))
-    chunks.sort(key=lambda c: c.start_byte)
-    return chunks
+    return lines.chunks_of(_walk(_Scope(top, _file_title(path)), lines))
 
 
 def _file_title(path: str) -> str:
