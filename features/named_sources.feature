@@ -1,0 +1,21 @@
+Feature: A question that names a repository
+  When a question names an indexed repository, that repository's passages take all but one of
+  the eight slots, searched without its name; the last slot searches everything with the full
+  question, which is where the repository's mentions in other projects turn up.
+
+  Scenario: The named repository first, its mention elsewhere after it
+    Given a git repository "widgets" with 8 pages about sprocket alignment
+    And a git repository "handbook" holding "guide.md":
+      """
+      # Handbook
+
+      ## Using widgets
+
+      Widgets need sprocket alignment.
+      """
+    And a configuration indexing those repositories
+    And the index has been built
+    When I run `python -m bot.cli ask "widgets sprocket alignment?" --retrieval-only --json`
+    Then the exit code is 0
+    And passages 1 to 7 come from "widgets"
+    And passage 8 comes from "handbook"
