@@ -39,3 +39,12 @@ Feature: Building the index from local repositories
     When I run `python -m bot.cli index build --source nope`
     Then the exit code is 2
     And the error says "No source called nope"
+
+  Scenario: An index made by another version is refused, and kept
+    Given the index has been built
+    And the index file lacks the column "text_key" of "chunks"
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the error says "lacks chunks.text_key"
+    And the error says "python -m bot.cli index build"
+    And the index file still lacks the column "text_key" of "chunks"
