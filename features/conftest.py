@@ -87,3 +87,9 @@ def output_says(world: World, text: str) -> None:
 @then(parsers.parse('the error says "{text}"'))
 def error_says(world: World, text: str) -> None:
     assert text in world.stderr, world.stderr
+
+
+@then(parsers.parse('source "{name}" was "{status}"'))
+def source_status(world: World, name: str, status: str) -> None:
+    outcomes = {s["source"]: s["status"] for s in world.json()["sources"]}
+    assert outcomes[name] == status

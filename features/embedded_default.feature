@@ -9,9 +9,9 @@ Feature: The embedded default corpus
     And every passage comes from phpbotscout's documentation, not its code
     And passage 1 cites phpbotscout's documentation site
 
-  Scenario: A second question does not read the checkout again
+  Scenario: A second build with the checkout unchanged reads nothing
     Given no configuration file
-    And the embedded default index has been built
+    And the index has been built
     When I run `python -m bot.cli index build --json`
     Then the exit code is 0
-    And the source "phpbotscout" was unchanged
+    And source "phpbotscout" was "unchanged"

@@ -1,9 +1,7 @@
 import tomllib
 
-import pytest
-from pytest_bdd import given, parsers, scenarios, then
+from pytest_bdd import given, scenarios, then
 
-from bot.cli import main
 from bot.config import project_root
 from features.conftest import World
 
@@ -15,12 +13,6 @@ DOCUMENTATION = {"doc", "readme", "changelog"}
 @given("no configuration file")
 def no_configuration(world: World) -> None:
     assert not (world.root / "phpbotscout.toml").exists()
-
-
-@given("the embedded default index has been built")
-def embedded_built(world: World, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["index", "build"]) == 0
-    capsys.readouterr()
 
 
 @then("every passage comes from phpbotscout's documentation, not its code")
@@ -36,9 +28,3 @@ def cites_the_site(world: World) -> None:
     site = tomllib.loads((project_root() / "zensical.toml").read_text())["project"]["site_url"]
     first = world.json()["results"][0]
     assert first["kind"] == "doc" and first["url"].startswith(site), first
-
-
-@then(parsers.parse('the source "{name}" was unchanged'))
-def source_unchanged(world: World, name: str) -> None:
-    [source] = [s for s in world.json()["sources"] if s["source"] == name]
-    assert source["status"] == "unchanged"

@@ -8,12 +8,6 @@ from features.conftest import World
 scenarios("index_build.feature")
 
 
-@then(parsers.parse('source "{name}" was "{status}"'))
-def source_status(world: World, name: str, status: str) -> None:
-    outcomes = {s["source"]: s["status"] for s in world.json()["sources"]}
-    assert outcomes[name] == status
-
-
 def _columns(world: World, table: str) -> set[str]:
     with closing(sqlite3.connect(world.root / "index.sqlite")) as conn:
         return {row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')}
