@@ -19,62 +19,80 @@ mean something else.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-# Irregular verbs whose forms Porter leaves apart; regular ones need nothing here.
-_IRREGULAR = """
-begin began begun | break broke broken | bring brought | build built | buy bought
-| catch caught | choose chose chosen | drive drove driven | fall fell fallen | feed fed
-| fly flew flown | forbid forbade forbidden | forget forgot forgotten | freeze froze frozen
-| grow grew grown | hide hid hidden | hold held | keep kept | lose lost
-| override overrode overridden | overwrite overwrote overwritten | rewrite rewrote rewritten
-| seek sought | sell sold | send sent | shake shook shaken | show showed shown
-| shrink shrank shrunk | speak spoke spoken | spend spent | steal stole stolen
-| swear swore sworn | take took taken | teach taught | tear tore torn | throw threw thrown
-| understand understood | undo undid undone | wake woke woken | wear wore worn
-| write wrote written
+# One group of interchangeable forms per line. First the irregular verbs whose forms Porter
+# leaves apart (regular ones need nothing here), then phrasal verbs with their one-word
+# equivalents and a few plain synonyms.
+_GROUPS = """
+begin, began, begun
+break, broke, broken
+bring, brought
+build, built
+buy, bought
+catch, caught
+choose, chose, chosen
+drive, drove, driven
+fall, fell, fallen
+feed, fed
+fly, flew, flown
+forbid, forbade, forbidden
+forget, forgot, forgotten
+freeze, froze, frozen
+grow, grew, grown
+hide, hid, hidden
+hold, held
+keep, kept
+lose, lost
+override, overrode, overridden
+overwrite, overwrote, overwritten
+rewrite, rewrote, rewritten
+seek, sought
+sell, sold
+send, sent
+shake, shook, shaken
+show, showed, shown
+shrink, shrank, shrunk
+speak, spoke, spoken
+spend, spent
+steal, stole, stolen
+swear, swore, sworn
+take, took, taken
+teach, taught
+tear, tore, torn
+throw, threw, thrown
+understand, understood
+undo, undid, undone
+wake, woke, woken
+wear, wore, worn
+write, wrote, written
+turn on, switch on, enable, activate
+turn off, switch off, disable, deactivate
+callback, handler
+delete, remove
+precedence, priority
+set up, setup
+clean up, cleanup
+shut down, shutdown
+start up, startup
+look up, lookup
+log in, login, sign in
+log out, logout, sign out
+time out, timeout
 """
 
-# Phrasal verbs and their one-word equivalents; other plain synonyms.
-_SYNONYMS = """
-turn on | switch on | enable | activate
-|| turn off | switch off | disable | deactivate
-|| callback | handler
-|| delete | remove
-|| precedence | priority
-|| set up | setup
-|| clean up | cleanup
-|| shut down | shutdown
-|| start up | startup
-|| look up | lookup
-|| log in | login | sign in
-|| log out | logout | sign out
-|| time out | timeout
-"""
 
-
-def _word_groups(text: str) -> list[tuple[str, ...]]:
-    return [tuple(group.split()) for group in text.split("|") if group.strip()]
-
-
-def _phrase_groups(text: str) -> list[tuple[str, ...]]:
-    return [
-        tuple(" ".join(form.split()) for form in group.split("|") if form.strip())
-        for group in text.split("||")
-        if group.strip()
-    ]
-
-
-def _index(groups: Iterable[tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+def _single_word_alternatives(text: str) -> dict[str, tuple[str, ...]]:
+    # Only one-word forms are ever searched for (see ``alternatives``), so only they are kept.
     index: dict[str, tuple[str, ...]] = {}
-    for group in groups:
+    for line in text.strip().splitlines():
+        group = [form.strip() for form in line.split(",")]
         for form in group:
-            index[form] = tuple(other for other in group if other != form)
+            index[form] = tuple(o for o in group if o != form and " " not in o)
     return index
 
 
-_ALTERNATIVES = _index([*_word_groups(_IRREGULAR), *_phrase_groups(_SYNONYMS)])
+_ALTERNATIVES = _single_word_alternatives(_GROUPS)
 LONGEST_FORM = max(len(form.split()) for form in _ALTERNATIVES)
 
 
@@ -87,13 +105,12 @@ def alternatives(words: Sequence[str]) -> list[str]:
     Forms the question already uses are not repeated.
     """
     present = set(words)
-    present.update(" ".join(pair) for pair in itertools.pairwise(words))
     found: list[str] = []
     for position in range(len(words)):
         for width in range(LONGEST_FORM, 0, -1):
             form = " ".join(words[position : position + width])
             for other in _lookup(form):
-                if " " not in other and other not in present and other not in found:
+                if other not in present and other not in found:
                     found.append(other)
     return found
 
