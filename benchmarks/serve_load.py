@@ -12,7 +12,7 @@ logs when it stops.
 
 Run from the repository root:
 
-    python benchmarks/serve_load.py                                   # this checkout's docs
+    python benchmarks/serve_load.py                                   # the embedded default
     python benchmarks/serve_load.py --repos DIR --questions QUESTIONS.jsonl
 
 Defaults: 20 warm-up asks one at a time, then 200 asks from 50 people, 20 at a time, the default
@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -42,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.answer_overhead import OWN_QUESTIONS
 from bot import config as config_module
 from bot.config import project_root
+from bot.forge.local import EMBEDDED_NAME
 from tests.discord_bot import build_index
 from tests.fakes.anthropic_server import KEY, Behaviour, FakeAnthropic, tool_call
 from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
@@ -83,6 +85,35 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# What the embedded default indexes of this checkout (``bot.indexing.DOCUMENTATION_ONLY``): the
+# docs site and its config, the README and the changelog.
+DOCUMENTATION = ("zensical.toml", "docs", "README.md", "CHANGELOG.md")
+
+
+def documentation_copy(checkout: Path, parent: Path) -> Path:
+    """A git repository holding the checkout's documentation only, as the default corpus.
+
+    ``serve`` needs a configuration file (the fake Discord's address), and with one the
+    checkout would be an ordinary local source, code and notes included; a copy of the files
+    the embedded default reads makes the served corpus the default one.
+    """
+    tracked = subprocess.run(
+        ["git", "-C", str(checkout), "ls-files", "-z", "--", *DOCUMENTATION],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\0")
+    copy = parent / EMBEDDED_NAME
+    for name in filter(None, tracked):
+        target = copy / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(checkout / name, target)
+    identity = ["-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+    for command in (["init", "-q"], ["add", "-A"], [*identity, "commit", "-qm", "docs"]):
+        subprocess.run(["git", "-C", str(copy), *command], check=True)
+    return copy
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repos", type=Path, help="directory of git repositories to index")
@@ -99,12 +130,12 @@ def main() -> int:
     if args.questions:
         lines = args.questions.read_text().splitlines()
         questions = [json.loads(line)["question"] for line in lines if line.strip()]
-    source = args.repos.resolve() if args.repos else project_root()
 
     with tempfile.TemporaryDirectory() as scratch, FakeDiscord() as discord:
         anthropic = FakeAnthropic().start()
         anthropic.script(instant_answer)
         root = Path(scratch)
+        source = args.repos.resolve() if args.repos else documentation_copy(project_root(), root)
         config_path = root / "phpbotscout.toml"
         config_path.write_text(
             f'[sources]\nlocal = ["{source}"]\n'
