@@ -42,6 +42,26 @@ Feature: Code is indexed as prose, symbol by symbol
       # How long a tool may run, in seconds.
       RUN_TIMEOUT_SECONDS = 90
       """
+    And a git repository "rpc" holding "dial.go":
+      """
+      package rpc
+
+      // defaultDialTimeout applies when the caller sets no dial timeout.
+      const defaultDialTimeout = 20
+
+      // WithDialTimeout sets how long a dial may take before it gives up.
+      func WithDialTimeout(seconds int) Option {
+      	return nil
+      }
+
+      // MaxRecvMsgSize limits what a server accepts from one call, in bytes.
+      func MaxRecvMsgSize(bytes int) Option {
+      	return nil
+      }
+
+      // PageSize is how many rows a listing returns at once.
+      const PageSize = 50
+      """
     And a configuration indexing those repositories
     And the index has been built
 
@@ -69,3 +89,12 @@ Feature: Code is indexed as prose, symbol by symbol
   Scenario: A Python module constant is found by the words of its name
     When I run `python -m bot.cli ask "run timeout seconds" --retrieval-only --json`
     Then passage 1 is symbol "RUN_TIMEOUT_SECONDS" of "tools/limits.py", kind "code", lines 3 to 4
+
+  Scenario: A question in plain words finds an identifier that abbreviates them
+    When I run `python -m bot.cli ask "largest received message size" --retrieval-only --json`
+    Then passage 1 is symbol "MaxRecvMsgSize" of "rpc/dial.go", kind "code", lines 11 to 12
+
+  Scenario: A private constant is kept for its value but ranks below the public option
+    When I run `python -m bot.cli ask "how do I set the dial timeout" --retrieval-only --json`
+    Then passage 1 is symbol "WithDialTimeout" of "rpc/dial.go", kind "code", lines 6 to 7
+    And passage 2 is symbol "defaultDialTimeout" of "rpc/dial.go", kind "code", lines 3 to 4

@@ -279,15 +279,19 @@ def test_invalid_utf8_is_replaced_not_fatal():
     assert "\ufffd" in chunk.text
 
 
-def test_deprecated_symbols_and_code_rank_below_prose_at_equal_evidence():
+def test_code_ranks_below_prose_and_deprecated_or_private_symbols_lower_still():
     from bot.corpus.code import chunk_code
-    from bot.corpus.code.source import CODE_WEIGHT, DEPRECATED_WEIGHT
+    from bot.corpus.code.source import CODE_WEIGHT, DEPRECATED_WEIGHT, UNEXPORTED_WEIGHT
 
     source = (
         b"package p\n\n"
         b"// Old does it.\n//\n// Deprecated: use New.\nfunc Old() {}\n\n"
-        b"// New does it.\nfunc New() {}\n"
+        b"// New does it.\nfunc New() {}\n\n"
+        b"// defaultTimeout is used when none is given.\nconst defaultTimeout = 5\n"
     )
     weights = {c.symbol: c.weight for c in chunk_code("p.go", source)}
-    assert weights["Old"] == CODE_WEIGHT * DEPRECATED_WEIGHT
-    assert weights["New"] == CODE_WEIGHT
+    assert weights == {
+        "Old": CODE_WEIGHT * DEPRECATED_WEIGHT,
+        "New": CODE_WEIGHT,
+        "defaultTimeout": CODE_WEIGHT * UNEXPORTED_WEIGHT,
+    }

@@ -171,3 +171,11 @@ def test_a_file_that_does_not_parse_is_skipped_with_a_reason(source):
 def test_old_escape_sequences_do_not_warn():
     # pytest turns warnings into errors here, so a SyntaxWarning would fail this test.
     assert by_symbol(b'PATTERN = "\\d+"\n', "m.py")["PATTERN"]
+
+
+def test_private_constants_are_kept_but_rank_below_public_ones():
+    from bot.corpus.code.source import CODE_WEIGHT, UNEXPORTED_WEIGHT
+
+    weights = {c.symbol: c.weight for c in chunk_code("widgets.py", MODULE)}
+    assert weights["_RETRY_LIMIT"] == CODE_WEIGHT * UNEXPORTED_WEIGHT
+    assert weights["DEFAULT_PAGE_SIZE"] == CODE_WEIGHT

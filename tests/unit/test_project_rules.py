@@ -86,3 +86,15 @@ def test_every_slash_command_has_a_description_a_scenario_and_a_docs_section():
             f"no Gherkin scenario runs /{name}"
         )
         assert f"## /{name}" in docs, f"docs/discord.md has no section for /{name}"
+
+
+def test_the_held_out_benchmark_questions_are_well_formed():
+    from bot.bench import load_questions
+
+    questions = load_questions(ROOT / "benchmarks" / "validation_questions.jsonl")
+    assert len({q.id for q in questions}) == len(questions) == 48
+    for question in questions:
+        assert question.band in ("docs", "code")
+        for item in question.expected:
+            assert item["repo"] and item["path"]
+            assert ("heading" in item) != ("symbol" in item), question.id

@@ -137,7 +137,7 @@ class _Cutter:
     ) -> Symbol:
         first = doc_start(siblings, index, self.lines, _is_comment)
         path = (context, symbol) if context else (symbol,)
-        return Symbol(symbol, symbol, path, first, last, names)
+        return Symbol(symbol, symbol, path, first, last, names, exported=_exported(names[0]))
 
     def _signature_end(self, node: Node) -> int:
         """The line where a function's body opens, or its last line when it has no body."""

@@ -39,14 +39,19 @@ _DEPRECATED = re.compile(r"^\s*(?://|#|///)?\s*Deprecated:|\.\. deprecated::|#\[
 # BM25's length normalisation favours the short one, so at equal evidence prose goes first.
 CODE_WEIGHT = 0.9
 DEPRECATED_WEIGHT = 0.5
+UNEXPORTED_WEIGHT = 0.5
 
 
-def ranking_weight(text: str) -> float:
+def ranking_weight(text: str, *, exported: bool = True) -> float:
     """A code passage's ranking multiplier.
 
     A deprecated symbol ranks lower still: a question should find what replaced it first.
+    So does one callers cannot use (a private constant, kept for its value): short
+    and full of common words (``defaultDialTimeout = 5 * time.Second``), such constants
+    otherwise outrank the option a question is about.
     """
-    return CODE_WEIGHT * (DEPRECATED_WEIGHT if _DEPRECATED.search(text) else 1.0)
+    weight = CODE_WEIGHT * (DEPRECATED_WEIGHT if _DEPRECATED.search(text) else 1.0)
+    return weight if exported else weight * UNEXPORTED_WEIGHT
 
 
 class Unchunkable(Exception):
@@ -67,6 +72,8 @@ class Symbol:
             Identifiers met in the doc comment or the signature (parameters, struct fields)
             are left out on measurement: in the terms column they made every struct with
             an ``EnvVars`` field an answer to questions about environment variables.
+        exported: whether code outside the package or module can use it (the only symbols
+            kept that it cannot are constants: Go's unexported ones, Python's private ones).
     """
 
     symbol: str
@@ -75,6 +82,7 @@ class Symbol:
     first_line: int
     last_line: int
     names: tuple[str, ...] = ()
+    exported: bool = True
 
 
 class SourceLines:
@@ -155,7 +163,7 @@ class SourceLines:
                     anchor="",
                     symbol=symbol.symbol,
                     terms=terms,
-                    weight=ranking_weight(text),
+                    weight=ranking_weight(text, exported=symbol.exported),
                 )
             )
         return out
