@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
@@ -142,6 +143,7 @@ async def refresh(
         errors = tuple(gitlab.errors) if gitlab is not None else ()
     if embedder is not None:
         errors += await _embed(store, embedder)
+    await _compact(store)
     return RefreshReport(
         tuple(candidates),
         tuple(outcomes),
@@ -150,6 +152,18 @@ async def refresh(
         errors=errors,
         clones_deleted=tuple(deleted),
     )
+
+
+async def _compact(store: Store) -> None:
+    """Merge the search indexes; what was written is committed whether or not this works."""
+    try:
+        await writer.compact_search_indexes(store)
+    except sqlite3.Error as exc:
+        log.warning(
+            "the search indexes could not be merged (%s): searches stay correct but slower "
+            "until a later refresh merges them",
+            exc,
+        )
 
 
 async def _embed(store: Store, embedder: Embedder) -> tuple[str, ...]:

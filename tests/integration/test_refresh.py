@@ -1,3 +1,4 @@
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,23 @@ async def test_an_unresolved_source_keeps_answering_from_its_last_index(tmp_path
         top = (await engine.retrieve("frobnication depth")).results[0]
         assert top.repo == "widgets"
         assert "widgets" in {s.state.name for s in await engine.status()}
+
+
+def _search_index_pages(index: Path) -> list[tuple[int, bytes]]:
+    with sqlite3.connect(index) as db:
+        return [
+            *db.execute("SELECT id, block FROM chunks_head_fts_data ORDER BY id"),
+            *db.execute("SELECT id, block FROM chunks_body_fts_data ORDER BY id"),
+        ]
+
+
+async def test_a_refresh_leaves_the_search_indexes_merged(tmp_path, estate):
+    config = _config(tmp_path, estate)
+    async with await Engine.open(config) as engine:
+        await engine.refresh()
+        await engine.refresh(force=True)  # every row replaced: new segments, old rows deleted
+    merged = _search_index_pages(config.index_path)
+    with sqlite3.connect(config.index_path) as db:
+        db.execute("INSERT INTO chunks_head_fts (chunks_head_fts) VALUES ('optimize')")
+        db.execute("INSERT INTO chunks_body_fts (chunks_body_fts) VALUES ('optimize')")
+    assert _search_index_pages(config.index_path) == merged  # nothing left to merge
