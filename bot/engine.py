@@ -26,7 +26,6 @@ from bot.index import catalog, records
 from bot.index.catalog import SourceState
 from bot.index.embedder import Embedder, packaged_embedder
 from bot.index.hybrid import HybridRetriever
-from bot.index.query import build_query
 from bot.index.records import Asked
 from bot.index.retriever import PASSAGES, FtsRetriever, Result, Retriever
 from bot.index.store import Store
@@ -168,7 +167,7 @@ class Engine:
     async def retrieve(self, question: str, limit: int = PASSAGES) -> Retrieval:
         """Select the passages for ``question``, exactly as the composer receives them."""
         results = await self.retriever.retrieve(question, limit)
-        return Retrieval(question, build_query(question), tuple(results))
+        return Retrieval(question, await self.retriever.query(question), tuple(results))
 
     async def stale_sources(self, results: Sequence[Result]) -> list[str]:
         """Names of the sources behind ``results`` that are past their refresh interval."""

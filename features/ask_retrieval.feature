@@ -39,6 +39,19 @@ Feature: Asking for the passages that answer a question
 
       Widgets turn on their axle.
       """
+    And a git repository "widgets" holding "docs/guide/storage.md":
+      """
+      # Storage
+
+      ## Paths and files
+
+      Each widget has a default path and a default file.
+
+      ## Reading settings from a file
+
+      A widget can read its default settings from a file: set `FilePath` to the file path
+      in the configuration.
+      """
     And a configuration indexing those repositories
     And the index has been built
 
@@ -62,6 +75,11 @@ Feature: Asking for the passages that answer a question
       | question                            | heading        |
       | how do I hide an entry?             | Hidden entries |
       | can I turn on the size?             | Sizes          |
+
+  Scenario: An identifier in the question is searched by its words together
+    When I run `python -m bot.cli ask "can a widget take its default from FilePath?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "Reading settings from a file" from "docs/guide/storage.md"
 
   Scenario: A question with no words finds nothing
     When I run `python -m bot.cli ask "?!? ..." --retrieval-only --json`

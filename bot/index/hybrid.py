@@ -94,7 +94,8 @@ class HybridRetriever:
 
     async def retrieve(self, question: str, limit: int = PASSAGES) -> list[Result]:
         """Select ``limit`` passages for ``question``, best first, higher score better."""
-        query = build_query(question)
+        unknown = await self._fts.unknown_identifiers(question)
+        query = build_query(question, unknown)
         if not query or limit <= 0:
             return []
         # The question is embedded first, on the event loop's own thread: about 20 ms of CPU
@@ -105,7 +106,7 @@ class HybridRetriever:
         snap = await self._current()
         names = await self._source_names()
         named = named_sources(question, names)
-        narrowed = build_query(without_names(question, named)) if named else ""
+        narrowed = build_query(without_names(question, named), unknown) if named else ""
         sources = [n for n in named if narrowed]
         lexical = await asyncio.gather(
             *(self._fts.search(narrowed, self._depth, source=n) for n in sources),
@@ -172,6 +173,10 @@ class HybridRetriever:
             limit,
             self._named_slots,
         )
+
+    async def query(self, question: str) -> str:
+        """The full-text query of the lexical half."""
+        return await self._fts.query(question)
 
     def _embed(self, question: str) -> Matrix | None:
         if self._embedder is None:

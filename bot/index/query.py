@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Collection
 
 from bot.corpus.identifiers import split_identifier
 from bot.index.lexicon import alternatives
@@ -43,25 +44,49 @@ FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
 
 
 def question_words(question: str) -> list[str]:
-    """The question's words, lowercased, with the parts of compound identifiers after each.
+    """The question's words, lowercased, as the index's tokenizer cuts them."""
+    return [match.group(0).lower() for match in _WORD.finditer(question)]
 
-    ``WithBaseURL`` contributes ``withbaseurl`` (matching the identifier as written) and then
-    ``with``, ``base``, ``url`` (matching its words in prose and in split identifiers).
+
+def identifiers(question: str) -> dict[str, list[str]]:
+    """The question's compound identifiers, lowercased as searched, with their words.
+
+    ``WithBaseURL`` gives ``{"withbaseurl": ["with", "base", "url"]}``.
     """
-    words: list[str] = []
+    found: dict[str, list[str]] = {}
     for match in _WORD.finditer(question):
-        word = match.group(0)
-        words.append(word.lower())
-        for ident in _IDENTIFIER.findall(word):
+        for ident in _IDENTIFIER.findall(match.group(0)):
             parts = split_identifier(ident)
             if len(parts) > 1:
-                words.extend(parts)
-    return words
+                found.setdefault(ident.lower(), parts)
+    return found
 
 
-def query_terms(question: str) -> list[str]:
-    """The distinct words searched for, function words dropped unless nothing else is left."""
-    words = list(dict.fromkeys(question_words(question)))
+def identifier_phrases(question: str) -> list[str]:
+    """The words of each compound identifier in the question, as one phrase each.
+
+    ``WithBaseURL`` becomes ``with base url``: the identifier names one thing, and its words
+    together find it (in split identifiers, and in prose that spells it out). Searched one by
+    one, "base" and "url" would match every passage that mentions either; the identifier as
+    written (``withbaseurl``) is searched as a word of its own.
+    """
+    return list(dict.fromkeys(" ".join(parts) for parts in identifiers(question).values()))
+
+
+def query_terms(question: str, unknown: Collection[str] = ()) -> list[str]:
+    """The distinct words searched for, function words dropped unless nothing else is left.
+
+    An identifier in ``unknown`` (one the index does not hold as written: misspelled, or
+    spelled out by the documentation) is followed by its words, searched one by one, since
+    neither it nor the phrase of its words can match.
+    """
+    parts = identifiers(question)
+    words: list[str] = []
+    for word in question_words(question):
+        words.append(word)
+        if word in unknown:
+            words.extend(parts.get(word, ()))
+    words = list(dict.fromkeys(words))
     content = [w for w in words if w not in FUNCTION_WORDS and not _lone_letter(w)]
     return (content or words)[:MAX_QUERY_TERMS]
 
@@ -78,9 +103,8 @@ def phrases(question: str) -> list[str]:
     does ranks above one that merely mentions both words. Pairs of two function words are
     left out; a pair with one ("for expression") is how such a word gets to count at all.
     """
-    words = [m.group(0).lower() for m in _WORD.finditer(question)]
     pairs = []
-    for first, second in itertools.pairwise(words):
+    for first, second in itertools.pairwise(question_words(question)):
         if _weak(first) and _weak(second):
             continue
         if _lone_letter(first) or _lone_letter(second):
@@ -93,17 +117,26 @@ def _weak(word: str) -> bool:
     return word in FUNCTION_WORDS or _lone_letter(word)
 
 
-def build_query(question: str) -> str:
+def build_query(question: str, unknown: Collection[str] = ()) -> str:
     """Return the FTS5 expression for ``question``; empty when it has no letters or digits.
 
+    ``unknown`` names the question's identifiers the index does not hold (see
+    ``query_terms``).
+
     The words come first, then the other forms of them documentation may use (see
-    ``bot.index.lexicon``), then the phrases; the whole is cut at ``MAX_QUERY_TERMS``.
+    ``bot.index.lexicon``), then the words of each identifier as a phrase (before the word
+    pairs, so that a long question still searches them), then the word pairs; the whole is
+    cut at ``MAX_QUERY_TERMS``.
     """
-    terms = query_terms(question)
+    terms = query_terms(question, unknown)
     if not terms:
         return ""
-    spoken = [m.group(0).lower() for m in _WORD.finditer(question)]
-    searched = [*terms, *alternatives(spoken), *phrases(question)]
+    searched = [
+        *terms,
+        *alternatives(question_words(question)),
+        *identifier_phrases(question),
+        *phrases(question),
+    ]
     return " OR ".join(_quote(t) for t in list(dict.fromkeys(searched))[:MAX_QUERY_TERMS])
 
 

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from bot.corpus.urls import blob_url, local_url
 from bot.errors import StoreError
-from bot.index.query import build_query
+from bot.index.query import build_query, identifiers
 from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
 from bot.index.store import Store
 from bot.index.writer import PATH_SEPARATOR
@@ -84,6 +84,10 @@ class Retriever(Protocol):
         """Return up to ``limit`` passages, best first, scores higher-is-better."""
         ...
 
+    async def query(self, question: str) -> str:
+        """The full-text query ``question`` is searched with (shown, never executed by callers)."""
+        ...
+
 
 # Admitted sources are answered from, and so are unresolved ones: unresolved means a fact could
 # not be checked this run, not that the source stopped qualifying, so its last index stands.
@@ -95,6 +99,12 @@ WHERE {table} MATCH ? {source_filter} ORDER BY bm25({table}, {weights}) LIMIT ?
 """
 # A join, not "rowid IN (subquery)": FTS5 would run the subquery for every match.
 _SOURCE_JOIN = "JOIN chunks c ON c.id = {table}.rowid JOIN documents d ON d.id = c.document_id"
+
+# Whether the index holds a word as written: in either index, any column.
+_KNOWN_SQL = """
+SELECT EXISTS (SELECT 1 FROM chunks_head_fts WHERE chunks_head_fts MATCH ?1)
+    OR EXISTS (SELECT 1 FROM chunks_body_fts WHERE chunks_body_fts MATCH ?1)
+"""
 
 _CANDIDATES_SQL = """
 SELECT c.id, c.document_id, d.source, c.symbol, c.weight, c.text_key
@@ -132,12 +142,13 @@ class FtsRetriever:
 
     async def retrieve(self, question: str, limit: int = PASSAGES) -> list[Result]:
         """Select ``limit`` passages for ``question`` (see ``bot.index.selection``)."""
-        query = build_query(question)
+        unknown = await self.unknown_identifiers(question)
+        query = build_query(question, unknown)
         if not query or limit <= 0:
             return []
         names = await self._source_names()
         named = named_sources(question, names)
-        narrowed = build_query(without_names(question, named)) if named else ""
+        narrowed = build_query(without_names(question, named), unknown) if named else ""
         wanted = self._candidates_wanted
         searches = [self._candidates(narrowed, wanted, source=n) for n in named if narrowed]
         *per_source, general = await asyncio.gather(*searches, self._candidates(query, wanted))
@@ -145,6 +156,26 @@ class FtsRetriever:
             (c for found in per_source for c in found), key=lambda c: c.score, reverse=True
         )
         return await self._results(select(named_candidates, general, limit, self._named_slots))
+
+    async def query(self, question: str) -> str:
+        """The full-text query ``question`` is searched with."""
+        return build_query(question, await self.unknown_identifiers(question))
+
+    async def unknown_identifiers(self, question: str) -> list[str]:
+        """The question's compound identifiers that the index does not hold as written.
+
+        Usually a misspelling (``updateWithDetecton``); those are searched by their words one
+        by one, where a known identifier's words are searched together (``bot.index.query``).
+        """
+        unknown = []
+        try:
+            for name in identifiers(question):
+                row = await self._store.fetchone(_KNOWN_SQL, (f'"{name}"',))
+                if row is None or not row[0]:
+                    unknown.append(name)
+        except sqlite3.Error as exc:
+            raise self._unreadable(exc) from None
+        return unknown
 
     async def search(self, query: str, limit: int, source: str | None = None) -> list[Result]:
         """Run one query against both indexes; ``source`` restricts it to one source."""

@@ -214,3 +214,18 @@ async def test_a_failing_model_is_reported_and_words_still_find_everything(tmp_p
     async with await Engine.open(_config(tmp_path, estate), embedder=ConceptEmbedder()) as engine:
         assert (await engine.refresh()).ok
         assert None not in set((await _vectors(engine)).values())
+
+
+async def test_bm25_searches_a_misspelled_identifier_by_its_words(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate, "bm25")) as engine:
+        await engine.refresh()
+        retriever = engine.retriever
+        assert isinstance(retriever, FtsRetriever)
+        known = await retriever.query("what is a FaceTrack?")  # written so in tracker.py
+        assert '"face track"' in known and '"face"' not in known
+        assert await retriever.unknown_identifiers("what does updateWithDetecton do?") == [
+            "updatewithdetecton"
+        ]
+        misspelled = await engine.retrieve("what does updateWithDetecton do?")
+        assert '"update"' in misspelled.query
+        assert "FaceTrack.update_with_detection" in [r.symbol for r in misspelled.results]

@@ -3,7 +3,13 @@ import sqlite3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.index.query import MAX_QUERY_TERMS, build_query, phrases, query_terms
+from bot.index.query import (
+    MAX_QUERY_TERMS,
+    build_query,
+    identifier_phrases,
+    phrases,
+    query_terms,
+)
 
 
 def test_words_then_phrases_are_quoted_lowercased_and_or_joined():
@@ -25,8 +31,31 @@ def test_no_letters_or_digits_means_an_empty_query():
     assert build_query("?!… 🎉 ---") == ""
 
 
-def test_compound_identifiers_also_search_their_words():
-    assert query_terms("what does WithBaseURL do") == ["withbaseurl", "base", "url"]
+def test_compound_identifiers_search_their_words_together_as_a_phrase():
+    assert query_terms("what does WithBaseURL do") == ["withbaseurl"]
+    assert identifier_phrases("set WithBaseURL or max_recv_msg_size") == ["with base url"]
+    query = build_query("is the FilePath field read at start-up?")
+    assert '"file path"' in query
+    assert '"file"' not in query and '"path"' not in query
+
+
+def test_an_identifier_the_index_lacks_is_also_searched_by_its_loose_words():
+    question = "what does updateWithDetecton do"
+    assert query_terms(question) == ["updatewithdetecton"]
+    assert query_terms(question, unknown=["updatewithdetecton"]) == [
+        "updatewithdetecton",
+        "update",
+        "detecton",
+    ]
+    assert '"update with detecton"' in build_query(question, unknown=["updatewithdetecton"])
+
+
+def test_identifier_phrases_survive_the_cut_of_a_long_question():
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike"
+    question = f"{words} november oscar papa quebec romeo sierra tango HTTPServer"
+    query = build_query(question)
+    assert query.count(" OR ") + 1 == MAX_QUERY_TERMS  # the word pairs did not all fit
+    assert '"http server"' in query
 
 
 def test_query_syntax_in_the_question_is_just_words():
