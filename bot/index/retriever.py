@@ -18,7 +18,7 @@ from typing import Protocol
 
 from bot.corpus.urls import blob_url, local_url
 from bot.errors import StoreError
-from bot.index.query import build_query, identifiers
+from bot.index.query import build_query, identifiers, query_terms
 from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
 from bot.index.store import Store
 from bot.index.writer import PATH_SEPARATOR
@@ -167,9 +167,10 @@ class FtsRetriever:
         Usually a misspelling (``updateWithDetecton``); those are searched by their words one
         by one, where a known identifier's words are searched together (``bot.index.query``).
         """
+        searched = set(query_terms(question))  # a pasted stack trace asks at most this many
         unknown = []
         try:
-            for name in identifiers(question):
+            for name in (n for n in identifiers(question) if n in searched):
                 row = await self._store.fetchone(_KNOWN_SQL, (f'"{name}"',))
                 if row is None or not row[0]:
                     unknown.append(name)

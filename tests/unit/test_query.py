@@ -7,6 +7,7 @@ from bot.index.query import (
     MAX_QUERY_TERMS,
     build_query,
     identifier_phrases,
+    identifiers,
     phrases,
     query_terms,
 )
@@ -88,9 +89,13 @@ CONN = _fts()
     )
 )
 def test_no_question_ever_raises_from_sqlite(question):
-    query = build_query(question)
-    if query:
-        CONN.execute("SELECT rowid FROM t WHERE t MATCH ?", (query,)).fetchall()
+    # Every identifier unknown to the index is the most the query can hold.
+    for unknown in ((), list(identifiers(question))):
+        query = build_query(question, unknown)
+        if query:
+            CONN.execute("SELECT rowid FROM t WHERE t MATCH ?", (query,)).fetchall()
+    for name in identifiers(question):  # as the retriever asks whether the index holds it
+        CONN.execute("SELECT rowid FROM t WHERE t MATCH ?", (f'"{name}"',)).fetchall()
 
 
 def test_a_100kb_paste_is_searched_not_refused():
