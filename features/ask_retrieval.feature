@@ -52,6 +52,24 @@ Feature: Asking for the passages that answer a question
       A widget can read its default settings from a file: set `FilePath` to the file path
       in the configuration.
       """
+    And a git repository "widgets" holding "docs/guide/overview.md":
+      """
+      # Overview
+
+      ## Painted widgets
+
+      Widgets can be painted. Read more in [Painting](painting.md).
+      """
+    And a git repository "widgets" holding "docs/guide/painting.md":
+      """
+      # Painting
+
+      ## Painting a widget
+
+      Set the paint colour of a widget with `paint.colour`. A widget is painted again the next
+      time it is drawn, and a large one can take a few seconds, since each panel is painted on
+      its own.
+      """
     And a configuration indexing those repositories
     And the index has been built
 
@@ -80,6 +98,12 @@ Feature: Asking for the passages that answer a question
     When I run `python -m bot.cli ask "can a widget take its default from FilePath?" --retrieval-only --json`
     Then the exit code is 0
     And passage 1 is "Reading settings from a file" from "docs/guide/storage.md"
+
+  Scenario: A short section that only points to another page ranks below that page
+    When I run `python -m bot.cli ask "how do I paint a widget?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "Painting a widget" from "docs/guide/painting.md"
+    And passage 2 is "Painted widgets" from "docs/guide/overview.md"
 
   Scenario: A question with no words finds nothing
     When I run `python -m bot.cli ask "?!? ..." --retrieval-only --json`

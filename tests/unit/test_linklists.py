@@ -1,4 +1,10 @@
-from bot.corpus.linklists import LINK_LIST_WEIGHT, is_link_list, ranking_weight
+from bot.corpus.linklists import (
+    LINK_LIST_WEIGHT,
+    POINTER_WEIGHT,
+    is_link_list,
+    is_pointer,
+    ranking_weight,
+)
 
 
 def test_a_see_also_list_is_a_link_list():
@@ -34,3 +40,22 @@ def test_prose_with_links_in_it_is_not():
 def test_code_blocks_and_empty_sections_are_not():
     assert not is_link_list("## Example\n\n```md\n[a](b)\n```\n")
     assert not is_link_list("## Nothing\n")
+
+
+def test_a_short_section_ending_with_a_link_to_another_page_is_a_pointer():
+    text = (
+        "## Providing Active Help\n\n"
+        "Active Help messages are hints printed as the program is being used. "
+        "Read more about it in [Active Help](active_help.md).\n"
+    )
+    assert is_pointer(text)
+    assert ranking_weight(text) == POINTER_WEIGHT
+
+
+def test_sections_that_explain_or_link_elsewhere_are_not_pointers():
+    explained = "## Colours\n\n" + "Widgets come in blue and in red. " * 20 + "See [more](c.md)."
+    assert not is_pointer(explained)  # long enough to be an answer of its own
+    assert not is_pointer("## Keys\n\nSee [keys](keys.md). Then run `ctx init` on each machine.\n")
+    assert not is_pointer("## Upstream\n\nRead the [manual](https://example.org/manual.md).\n")
+    assert not is_pointer("## Nothing\n")
+    assert ranking_weight("## Keys\n\nKeys live in `.context/`.\n") == 1.0
