@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import signal
 import statistics
 import subprocess
@@ -47,6 +46,7 @@ from bot.forge.local import EMBEDDED_NAME
 from tests.discord_bot import build_index
 from tests.fakes.anthropic_server import KEY, Behaviour, FakeAnthropic, tool_call
 from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
+from tests.gitrepo import git, make_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,20 +97,9 @@ def documentation_copy(checkout: Path, parent: Path) -> Path:
     checkout would be an ordinary local source, code and notes included; a copy of the files
     the embedded default reads makes the served corpus the default one.
     """
-    tracked = subprocess.run(
-        ["git", "-C", str(checkout), "ls-files", "-z", "--", *DOCUMENTATION],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split("\0")
+    tracked = git(checkout, "ls-files", "-z", "--", *DOCUMENTATION).split("\0")
     copy = parent / EMBEDDED_NAME
-    for name in filter(None, tracked):
-        target = copy / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(checkout / name, target)
-    identity = ["-c", "user.name=bench", "-c", "user.email=bench@localhost"]
-    for command in (["init", "-q"], ["add", "-A"], [*identity, "commit", "-qm", "docs"]):
-        subprocess.run(["git", "-C", str(copy), *command], check=True)
+    make_repo(copy, {name: (checkout / name).read_bytes() for name in tracked if name})
     return copy
 
 
