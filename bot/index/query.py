@@ -12,14 +12,13 @@ import itertools
 import re
 from collections.abc import Collection
 
-from bot.corpus.identifiers import split_identifier
+from bot.corpus.identifiers import compound_words
 from bot.index.lexicon import alternatives
 
 MAX_QUERY_TERMS = 32  # a pasted stack trace still gets a search, not a database pathology
 
 # Letters and digits only: the same units the index's unicode61 tokenizer keeps.
 _WORD = re.compile(r"[^\W_]+")
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
 
 # Words that say how a question is asked rather than what about. Headings outweigh bodies,
 # and FAQ headings are phrased as questions, so these would match the wrong sections.
@@ -51,14 +50,13 @@ def question_words(question: str) -> list[str]:
 def identifiers(question: str) -> dict[str, list[str]]:
     """The question's compound identifiers, lowercased as searched, with their words.
 
-    ``WithBaseURL`` gives ``{"withbaseurl": ["with", "base", "url"]}``.
+    ``WithBaseURL`` gives ``{"withbaseurl": ["with", "base", "url"]}``. They are found and
+    split exactly as the index splits the identifiers it holds (``compound_words``).
     """
     found: dict[str, list[str]] = {}
-    for match in _WORD.finditer(question):
-        for ident in _IDENTIFIER.findall(match.group(0)):
-            parts = split_identifier(ident)
-            if len(parts) > 1:
-                found.setdefault(ident.lower(), parts)
+    for word in _WORD.findall(question):
+        for name, parts in compound_words(word):
+            found.setdefault(name.lower(), parts)
     return found
 
 
