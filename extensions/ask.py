@@ -83,13 +83,10 @@ async def on_feedback(
 ) -> None:
     """Record a helpful / not helpful press; pressing again changes the vote."""
     interaction = event.interaction
-    if not interaction.custom_id.startswith(FEEDBACK_PREFIX):
-        return
-    vote = parse_feedback_id(interaction.custom_id)
-    reference = str(interaction.id)
+    vote = messages.pressed(interaction, FEEDBACK_PREFIX, parse_feedback_id)
     if vote is None:
-        log.warning("interaction %s: unreadable feedback id %r", reference, interaction.custom_id)
         return
+    reference = str(interaction.id)
     try:
         await engine.vote(vote.answer_id, str(interaction.user.id), vote.helpful)
     except PhpbotscoutError as exc:

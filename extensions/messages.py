@@ -6,12 +6,17 @@ a passage or an answer containing ``@everyone`` or a user mention pings nobody.
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import hikari
 import lightbulb
 
 from bot.discord_format.message import Button, Reply
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _STYLES: dict[str, hikari.components.InteractiveButtonTypesT] = {
     "primary": hikari.ButtonStyle.PRIMARY,
@@ -121,3 +126,20 @@ async def update_pressed(interaction: hikari.ComponentInteraction, reply: Reply)
         components=components(reply.buttons),
         **NO_MENTIONS,
     )
+
+
+def pressed(
+    interaction: hikari.ComponentInteraction, prefix: str, parse: Callable[[str], T | None]
+) -> T | None:
+    """What a press of one of a command's buttons asks for.
+
+    ``None`` when the button is another command's (its custom id lacks ``prefix``), or when
+    its id cannot be read, which is logged: every listener hears every press.
+    """
+    custom_id = interaction.custom_id
+    if not custom_id.startswith(prefix):
+        return None
+    parsed = parse(custom_id)
+    if parsed is None:
+        log.warning("interaction %s: unreadable button id %r", interaction.id, custom_id)
+    return parsed

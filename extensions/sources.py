@@ -6,7 +6,6 @@ ids carry the page number, so they keep working across restarts.
 
 from __future__ import annotations
 
-import logging
 from datetime import UTC, datetime
 
 import hikari
@@ -21,7 +20,6 @@ from bot.discord_format.listings import (
 from bot.engine import Engine
 from extensions import messages
 
-log = logging.getLogger(__name__)
 loader = lightbulb.Loader()
 
 
@@ -56,11 +54,8 @@ async def on_page(
 ) -> None:
     """Show the page a Previous / Next button asks for, in place."""
     interaction = event.interaction
-    if not interaction.custom_id.startswith(SOURCES_PREFIX):
-        return
-    page = parse_sources_page_id(interaction.custom_id)
+    page = messages.pressed(interaction, SOURCES_PREFIX, parse_sources_page_id)
     if page is None:
-        log.warning("interaction %s: unreadable page id %r", interaction.id, interaction.custom_id)
         return
     states = await engine.sources()
     await messages.update_pressed(interaction, sources_reply(states, page))
