@@ -99,6 +99,11 @@ Feature: Asking for the passages that answer a question
     Then the exit code is 0
     And passage 1 is "Reading settings from a file" from "docs/guide/storage.md"
 
+  Scenario: A misspelled identifier is still searched by its words
+    When I run `python -m bot.cli ask "what is FilePaht for?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "Reading settings from a file" from "docs/guide/storage.md"
+
   Scenario: A short section that only points to another page ranks below that page
     When I run `python -m bot.cli ask "how do I paint a widget?" --retrieval-only --json`
     Then the exit code is 0

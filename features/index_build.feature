@@ -24,6 +24,13 @@ Feature: Building the index from local repositories
     Then the exit code is 0
     And source "widgets" was "unchanged"
 
+  Scenario: A rebuild leaves the search indexes merged
+    Given the index has been built
+    When I run `python -m bot.cli index build --force --json`
+    Then the exit code is 0
+    And source "widgets" was "indexed"
+    And the search indexes have nothing left to merge
+
   Scenario: A moved commit is re-indexed
     Given the index has been built
     And a git repository "widgets" holding "docs/more.md":

@@ -4,6 +4,7 @@ from contextlib import closing
 from pytest_bdd import given, parsers, scenarios, then
 
 from features.conftest import World
+from tests.searchindex import left_to_merge
 
 scenarios("index_build.feature")
 
@@ -23,3 +24,8 @@ def drop_column(world: World, column: str, table: str) -> None:
 @then(parsers.parse('the index file still lacks the column "{column}" of "{table}"'))
 def still_lacks(world: World, column: str, table: str) -> None:
     assert column not in _columns(world, table)
+
+
+@then("the search indexes have nothing left to merge")
+def nothing_left_to_merge(world: World) -> None:
+    assert not left_to_merge(world.root / "index.sqlite")

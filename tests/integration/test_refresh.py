@@ -1,4 +1,3 @@
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -7,6 +6,7 @@ from bot import config as config_module
 from bot.engine import Engine
 from bot.errors import EmptyIndexError, UsageError
 from tests.gitrepo import commit, git, make_repo
+from tests.searchindex import left_to_merge
 
 GUIDE = """---
 title: Widget guide
@@ -156,21 +156,9 @@ async def test_an_unresolved_source_keeps_answering_from_its_last_index(tmp_path
         assert "widgets" in {s.state.name for s in await engine.status()}
 
 
-def _search_index_pages(index: Path) -> list[tuple[int, bytes]]:
-    with sqlite3.connect(index) as db:
-        return [
-            *db.execute("SELECT id, block FROM chunks_head_fts_data ORDER BY id"),
-            *db.execute("SELECT id, block FROM chunks_body_fts_data ORDER BY id"),
-        ]
-
-
 async def test_a_refresh_leaves_the_search_indexes_merged(tmp_path, estate):
     config = _config(tmp_path, estate)
     async with await Engine.open(config) as engine:
         await engine.refresh()
         await engine.refresh(force=True)  # every row replaced: new segments, old rows deleted
-    merged = _search_index_pages(config.index_path)
-    with sqlite3.connect(config.index_path) as db:
-        db.execute("INSERT INTO chunks_head_fts (chunks_head_fts) VALUES ('optimize')")
-        db.execute("INSERT INTO chunks_body_fts (chunks_body_fts) VALUES ('optimize')")
-    assert _search_index_pages(config.index_path) == merged  # nothing left to merge
+    assert not left_to_merge(config.index_path)
