@@ -121,7 +121,7 @@ def plan_source(
             continue
         cut = cut_file(entry.path, kind, snapshot.read(entry))
         if cut.skipped:
-            log.debug("skipped %s/%s: %s", name, entry.path, cut.skipped)
+            log.info("skipped %s/%s: %s", name, entry.path, cut.skipped)
             skipped.append((entry.path, cut.skipped))
             continue
         fresh.append(

@@ -62,6 +62,17 @@ Feature: Code is indexed as prose, symbol by symbol
       // PageSize is how many rows a listing returns at once.
       const PageSize = 50
       """
+    And a git repository "codec" holding "src/de.rs":
+      """
+      /// A format that can read values.
+      pub trait Deserializer {
+          /// Reads a value, then checks that nothing follows it.
+          fn deserialize_exact(&mut self) -> Result<Value, Error> {
+              let value = try!(self.deserialize_any());
+              self.end().map(|_| value)
+          }
+      }
+      """
     And a configuration indexing those repositories
     And the index has been built
 
@@ -98,3 +109,8 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "how do I set the dial timeout" --retrieval-only --json`
     Then passage 1 is symbol "WithDialTimeout" of "rpc/dial.go", kind "code", lines 6 to 7
     And passage 2 is symbol "defaultDialTimeout" of "rpc/dial.go", kind "code", lines 3 to 4
+
+  Scenario: A syntax error inside a function body costs no declaration
+    When I run `python -m bot.cli ask "Deserializer.deserialize_exact" --retrieval-only --json`
+    Then passage 1 is symbol "Deserializer.deserialize_exact" of "codec/src/de.rs", kind "code", lines 3 to 4
+    And no passage contains "try!"

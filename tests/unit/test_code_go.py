@@ -235,9 +235,15 @@ def test_a_generated_marker_after_the_package_clause_does_not_count():
     assert [c.symbol for c in chunk_code("x.go", source)] == ["F"]
 
 
-def test_a_file_that_does_not_parse_is_skipped_with_the_line():
-    with pytest.raises(Unchunkable, match="syntax error near line 3"):
+def test_a_file_with_nothing_that_parses_is_skipped_with_the_line():
+    with pytest.raises(Unchunkable, match="Go syntax error near line 3"):
         chunk_code("x.go", b"package p\n\nfunc F( {\n")
+
+
+def test_a_declaration_that_does_not_parse_is_left_out_and_the_rest_kept():
+    source = b"package p\n\n// A is fine.\nfunc A() {}\n\n// B is not.\nfunc B( {\n"
+    chunks = chunk_code("x.go", source)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("A", 3, 4)]
 
 
 def test_a_file_without_a_package_clause_is_skipped():

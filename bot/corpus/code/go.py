@@ -30,7 +30,7 @@ from tree_sitter import Node
 
 from bot.corpus.chunk import Chunk
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
-from bot.corpus.code.syntax import doc_start, parse, text_of
+from bot.corpus.code.syntax import doc_start, parse, readable, text_of
 
 # The convention the go tool itself checks (golang.org/s/generatedcode).
 _GENERATED = re.compile(rb"^// Code generated .* DO NOT EDIT\.\r?$", re.MULTILINE)
@@ -59,10 +59,12 @@ def chunk_go(path: str, data: bytes, *, const_groups: ConstGroups = "each") -> l
         const_groups: how grouped constants are cut (see ``ConstGroups``).
 
     Raises:
-        Unchunkable: the file is generated, does not parse, or has no package clause.
+        Unchunkable: the file is generated, has no package clause, or has no declaration
+            that parses.
     """
     lines = SourceLines(data)
-    top = parse("go", lines, "Go").root_node.children
+    root = parse("go", lines).root_node
+    top = root.children
     package_at = next((i for i, n in enumerate(top) if n.type == "package_clause"), None)
     if package_at is None:
         raise Unchunkable(f"{path} has no package clause")
@@ -84,7 +86,7 @@ def chunk_go(path: str, data: bytes, *, const_groups: ConstGroups = "each") -> l
     for index in range(len(top)):
         symbols.extend(cutter.declaration(top, index))
 
-    return lines.chunks_of(symbols)
+    return lines.chunks_of(readable(symbols, root, lines, "Go"))
 
 
 def _is_comment(node: Node) -> bool:

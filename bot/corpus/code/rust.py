@@ -23,7 +23,7 @@ from tree_sitter import Node
 
 from bot.corpus.chunk import Chunk
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
-from bot.corpus.code.syntax import doc_start, parse, text_of
+from bot.corpus.code.syntax import doc_start, parse, readable, text_of
 
 _COMMENTS = ("line_comment", "block_comment")
 _WHOLE_ITEMS = ("struct_item", "enum_item", "union_item", "type_item")
@@ -48,10 +48,10 @@ def chunk_rust(path: str, data: bytes) -> list[Chunk]:
         data: the file's bytes.
 
     Raises:
-        Unchunkable: the file is generated or does not parse.
+        Unchunkable: the file is generated, or has no declaration that parses.
     """
     lines = SourceLines(data)
-    root = parse("rust", lines, "Rust").root_node
+    root = parse("rust", lines).root_node
     top = root.children
     leading = []
     for node in top:
@@ -61,7 +61,8 @@ def chunk_rust(path: str, data: bytes) -> list[Chunk]:
     if looks_generated("\n".join(leading)):
         raise Unchunkable(f"{path} is generated (its header says so)")
 
-    return lines.chunks_of(_walk(_Scope(top, _file_title(path)), lines))
+    symbols = _walk(_Scope(top, _file_title(path)), lines)
+    return lines.chunks_of(readable(symbols, root, lines, "Rust"))
 
 
 def _file_title(path: str) -> str:

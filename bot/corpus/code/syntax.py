@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
 import tree_sitter_go
 import tree_sitter_rust
 from tree_sitter import Language, Node, Parser, Tree
 
-from bot.corpus.code.source import SourceLines, Unchunkable
+from bot.corpus.code.source import SourceLines, Symbol, Unchunkable
 
 _GRAMMARS = {"go": tree_sitter_go.language, "rust": tree_sitter_rust.language}
 
@@ -19,42 +19,51 @@ def _parser(grammar: str) -> Parser:
     return Parser(Language(_GRAMMARS[grammar]()))
 
 
-def parse(grammar: str, lines: SourceLines, what: str) -> Tree:
-    """Parse a file, refusing one with a syntax error.
+def parse(grammar: str, lines: SourceLines) -> Tree:
+    """Parse a file with tree-sitter, which recovers from syntax errors rather than stopping."""
+    return _parser(grammar).parse(lines.data)
 
-    A file that does not parse is skipped whole rather than chunked from a guessed tree: a
-    recovered tree can place a body inside a signature, and the chunk would then say
-    something the code does not (indexing reference: a file that stops parsing yields no
-    document).
 
-    Args:
-        grammar: ``go`` or ``rust``.
-        lines: the file.
-        what: the language's name for messages ("Go").
+def readable(symbols: Iterable[Symbol], root: Node, lines: SourceLines, what: str) -> list[Symbol]:
+    """The symbols whose lines hold nothing the parser could not read.
+
+    Source a grammar does not know (Rust 2015's ``try!`` where the grammar has the ``try``
+    keyword, syntax newer than the grammar) costs the declarations on those lines, not the
+    file: serde's ``Deserializer`` trait sits in a file with ``try!`` in a default method
+    body. A declaration whose stored lines (doc comment and signature) touch an error is
+    left out, never chunked from a guessed tree, since a recovered tree can place a body
+    inside a signature. An error inside a body touches no stored line.
 
     Raises:
-        Unchunkable: the file has a syntax error; the message names its line.
+        Unchunkable: the file has a syntax error and no declaration was readable; the
+            message names the error's line.
     """
-    tree = _parser(grammar).parse(lines.data)
-    root = tree.root_node
-    if root.has_error:
-        line = lines.line_of(_first_error(root).start_byte)
-        raise Unchunkable(f"{what} syntax error near line {line}")
-    return tree
+    if not root.has_error:
+        return list(symbols)
+    broken = _error_lines(root, lines)
+    kept = [
+        s
+        for s in symbols
+        if not any(first <= s.last_line and s.first_line <= last for first, last in broken)
+    ]
+    if not kept:
+        raise Unchunkable(f"{what} syntax error near line {broken[0][0]}")
+    return kept
 
 
-def _first_error(root: Node) -> Node:
-    """The first ERROR or MISSING node, found without recursion (trees can be deep)."""
-    node = root
-    while True:
+def _error_lines(root: Node, lines: SourceLines) -> list[tuple[int, int]]:
+    """The line ranges of every ERROR or MISSING node, in file order, found without recursion."""
+    found = []
+    pending = [root]
+    while pending:
+        node = pending.pop()
         for child in node.children:
             if child.is_error or child.is_missing:
-                return child
-            if child.has_error:
-                node = child
-                break
-        else:
-            return node
+                start, end = child.start_byte, child.end_byte
+                found.append((lines.line_of(start), lines.last_line_of(start, end)))
+            elif child.has_error:
+                pending.append(child)
+    return sorted(found) or [(1, lines.count)]
 
 
 def text_of(node: Node | None) -> str:
