@@ -70,6 +70,18 @@ Feature: Asking for the passages that answer a question
       time it is drawn, and a large one can take a few seconds, since each panel is painted on
       its own.
       """
+    And a git repository "widgets" holding "docs/guide/removing.md":
+      """
+      # Removing
+
+      ## Removing a widget
+
+      `widgets remove NAME` asks before it removes anything.
+
+      ## Answering in advance
+
+      Pass `--yes` for scripts: nothing is asked.
+      """
     And a configuration indexing those repositories
     And the index has been built
 
@@ -98,6 +110,11 @@ Feature: Asking for the passages that answer a question
     When I run `python -m bot.cli ask "can a widget take its default from FilePath?" --retrieval-only --json`
     Then the exit code is 0
     And passage 1 is "Reading settings from a file" from "docs/guide/storage.md"
+
+  Scenario: A word written as a flag is searched, however common it is in prose
+    When I run `python -m bot.cli ask "is there a --yes option?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "Answering in advance" from "docs/guide/removing.md"
 
   Scenario: A misspelled identifier is still searched by its words
     When I run `python -m bot.cli ask "what is FilePaht for?" --retrieval-only --json`

@@ -85,8 +85,27 @@ def query_terms(question: str, unknown: Collection[str] = ()) -> list[str]:
         if word in unknown:
             words.extend(parts.get(word, ()))
     words = list(dict.fromkeys(words))
-    content = [w for w in words if w not in FUNCTION_WORDS and not _lone_letter(w)]
+    literal = written_as_code(question)
+    content = [
+        w for w in words if (w not in FUNCTION_WORDS or w in literal) and not _lone_letter(w)
+    ]
     return (content or words)[:MAX_QUERY_TERMS]
+
+
+# A flag (``--yes``, ``-all``), or a code span holding one name (`App.After`, `things`).
+_WRITTEN_AS_CODE = re.compile(r"(?<![\w-])--?[^\W_][\w-]*|`[^`\s]+`")
+
+
+def written_as_code(question: str) -> set[str]:
+    """The words the question writes as code: a flag's, or those of a name in backticks.
+
+    Such a word names something, whatever it means in prose: ``--yes`` is click's
+    ``confirmation_option``, `App.After` a hook, so neither "yes" nor "after" is dropped as a
+    function word.
+    """
+    return {
+        word.lower() for span in _WRITTEN_AS_CODE.findall(question) for word in _WORD.findall(span)
+    }
 
 
 def _lone_letter(word: str) -> bool:

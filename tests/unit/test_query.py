@@ -10,6 +10,7 @@ from bot.index.query import (
     identifiers,
     phrases,
     query_terms,
+    written_as_code,
 )
 
 
@@ -26,6 +27,18 @@ def test_phrases_skip_pairs_of_function_words_and_lone_letters():
 def test_function_words_are_dropped_unless_nothing_else_is_left():
     assert query_terms("what can I put in a message") == ["put", "message"]
     assert query_terms("how are you") == ["how", "are", "you"]
+
+
+def test_a_function_word_written_as_a_flag_or_a_code_name_is_searched():
+    assert query_terms("is there a --yes flag") == ["yes", "flag"]
+    assert query_terms("does `App.After` run if it panics") == ["app", "after", "run", "panics"]
+    # a code span holding a sentence is prose in backticks, and a lone letter is still dropped
+    assert query_terms("why `it is closing` with -v") == ["closing"]
+
+
+def test_words_written_as_code_are_flags_and_single_names_in_backticks():
+    found = written_as_code("--dry-run, -all, `Client.Do`, `a b`, well-known")
+    assert found == {"dry", "run", "all", "client", "do"}
 
 
 def test_no_letters_or_digits_means_an_empty_query():
