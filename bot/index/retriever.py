@@ -4,7 +4,8 @@
 own heading, and its heading path) and bodies (search-only identifier words, and the text).
 Each is normalised against its own kind, so a long section whose heading matches is not
 penalised for its length, and the two scores are added. Within them, a heading somebody wrote
-outweighs its ancestors, and split identifiers outweigh body text. FTS5's ``bm25()`` is
+outweighs its ancestors, and split identifiers outweigh body text; no one column dominates
+(docs/retrieval.md, "Scoring"). FTS5's ``bm25()`` is
 negative with more negative better; scores are flipped once, here, so every caller sees
 higher-is-better.
 """
@@ -30,7 +31,7 @@ PASSAGES = 8
 class Weights:
     """BM25 column weights within each index, and the headings index's share of the sum."""
 
-    heading: float = 10.0
+    heading: float = 3.0
     heading_terms: float = 3.0
     heading_path: float = 2.0
     terms: float = 5.0
