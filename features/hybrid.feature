@@ -19,6 +19,11 @@ Feature: Hybrid retrieval
               self.age = 0
 
 
+      def reset(track):
+          \"\"\"Forget what a track has seen.\"\"\"
+          track.age = 0
+
+
       def update_detections(tracks, detections):
           \"\"\"Refresh every track's detections, calling update on each detection.\"\"\"
           for track in tracks:
@@ -31,6 +36,10 @@ Feature: Hybrid retrieval
       ## Update with detection
 
       Each update with detection data runs per frame: update, detection, update, detection.
+
+      ## A clean slate
+
+      Run `tracker --fresh reset` to begin a new session: the faces found so far are forgotten.
       """
     And a git repository "cli" holding "docs/flags.md":
       """
@@ -58,6 +67,10 @@ Feature: Hybrid retrieval
       | what does UpdateWithDetection return?     |
       | what does updateWithDetecton do?          |
       | when is `UpdateWithDetektion` called?     |
+
+  Scenario: A word that only ends a longer code span is not taken for a symbol's name
+    When I retrieve passages for "after `tracker --fresh reset` where did my faces go?"
+    Then passage 1 is the section "A clean slate"
 
   Scenario: A paraphrased question finds its answer in hybrid mode
     When I retrieve passages for "can the program refuse to start without some option?" with BM25 alone

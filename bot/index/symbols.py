@@ -35,6 +35,11 @@ _NAME = re.compile(r"`?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\
 _CAMEL = re.compile(r"[a-z0-9][A-Z]")
 _WORD = re.compile(r"[A-Za-z]+")
 
+# What ends a file name rather than a member: `go.mod`, `foo_grpc.pb.go` and `app.yaml` name
+# files, and the last part alone would reach a symbol called `Mod`, `Go` or `Yaml`.
+_EXTENSIONS = "cfg conf cpp go ini js json lock md mod proto py rs sh sum toml ts txt yaml yml"
+_FILE_EXTENSIONS = frozenset(_EXTENSIONS.split())
+
 MIN_FUZZY_LENGTH = 6  # shorter keys are one edit away from too many others
 LONG_NAME = 12  # from this length two edits are still the same name
 
@@ -77,7 +82,9 @@ def mentioned_names(question: str) -> list[str]:
     """The identifiers a question writes as code, in order, each once.
 
     A word counts when it could not be prose: it has an inner capital (``WithBlock``), an
-    underscore, a dot between identifiers (``Map.Lookup``), call parentheses, or backticks.
+    underscore, a dot between identifiers (``Map.Lookup``), call parentheses, or backticks of
+    its own. The first and last words of a longer code span (`app --verbose sub`) are not
+    names by that alone, and neither is a file name (``go.mod``).
     """
     names: list[str] = []
     for match in _NAME.finditer(question):
@@ -85,10 +92,12 @@ def mentioned_names(question: str) -> list[str]:
         name = raw.strip("`").removesuffix("()")
         if not name or name in names:
             continue
-        coded = raw.startswith("`") or raw.endswith(("()", "`"))
+        coded = (raw.startswith("`") and raw.endswith("`")) or raw.rstrip("`").endswith("()")
         parts = name.split(".")
         if len(parts) > 1 and len(parts[-1]) < 2:
             continue  # "e.g" and "i.e" are not names; "c.FlagNames" is
+        if len(parts) > 1 and parts[-1] in _FILE_EXTENSIONS:
+            continue
         if coded or len(parts) > 1 or "_" in name.strip("_") or _CAMEL.search(name):
             names.append(name)
     return names

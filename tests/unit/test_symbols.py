@@ -38,6 +38,12 @@ def test_code_like_words_are_names():
     ]
 
 
+def test_the_ends_of_a_longer_code_span_and_file_names_are_not_names():
+    question = "why does `app --verbose sub` fail, and what is in `things.*.id` or go.mod?"
+    assert mentioned_names(question) == []
+    assert mentioned_names("the generated foo_grpc.pb.go calls `Serve()`") == ["Serve"]
+
+
 def test_exact_name_reaches_the_declaration():
     [hits] = TABLE.named("what does update_with_detection do?")
     assert (hits[0].chunk_id, hits[0].route, hits[0].whole) == (1, Route.EXACT, False)
