@@ -29,6 +29,22 @@ Feature: Hybrid retrieval
           for track in tracks:
               track.update(detections)
       """
+    And a git repository "vision" holding "frames.py":
+      """
+      \"\"\"Frames of a video.\"\"\"
+
+
+      class Frame:
+          \"\"\"One picture of the stream.\"\"\"
+
+          def crop(self, box):
+              \"\"\"Keep only the part of the frame inside the box.\"\"\"
+              return self
+
+
+      def crop(path, box):
+          \"\"\"Cut a saved image file down to the box, in place.\"\"\"
+      """
     And a git repository "vision" holding "docs/updates.md":
       """
       # Updates
@@ -67,6 +83,10 @@ Feature: Hybrid retrieval
       | what does UpdateWithDetection return?     |
       | what does updateWithDetecton do?          |
       | when is `UpdateWithDetektion` called?     |
+
+  Scenario: A name called on a variable is taken for a method, not a function
+    When I retrieve passages for "why does `shot.crop()` lose faces?"
+    Then passage 1 declares "Frame.crop" in "vision/frames.py"
 
   Scenario: A word that only ends a longer code span is not taken for a symbol's name
     When I retrieve passages for "after `tracker --fresh reset` where did my faces go?"

@@ -216,11 +216,11 @@ class HybridRetriever:
 
     async def _load(self, generation: int) -> _Snapshot:
         rows = await self._store.fetchall(
-            "SELECT c.id, d.source, c.symbol FROM chunks c "
+            "SELECT c.id, d.source, c.symbol, d.path FROM chunks c "
             "JOIN documents d ON d.id = c.document_id "
             "JOIN sources s ON s.name = d.source WHERE s.verdict = 'admitted' AND c.symbol != ''"
         )
-        table = SymbolTable(Declared(r[0], r[1], r[2]) for r in rows)
+        table = SymbolTable(Declared(r[0], r[1], r[2], r[3]) for r in rows)
         chunk_source = {r[0]: r[1] for r in rows}
         ids = np.zeros(0, dtype=np.int64)
         sources = np.zeros(0, dtype=np.str_)

@@ -54,11 +54,12 @@ class Route(IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class Declared:
-    """A chunk that declares a symbol (``Name``, ``Type.Method``)."""
+    """A chunk that declares a symbol (``Name``, ``Type.Method``), and the file it is in."""
 
     chunk_id: int
     repo: str
     symbol: str
+    path: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +126,11 @@ class SymbolTable:
         self._words: dict[str, set[int]] = defaultdict(set)
         self._symbol_words: dict[int, set[str]] = {}
         self._declared: dict[int, Declared] = {}
+        self._packages: dict[int, set[str]] = {}
+        go_packages: dict[tuple[str, str], str] = {}
         for item in declared:
+            if item.symbol.startswith("package "):
+                go_packages[item.repo, _directory(item.path)] = item.symbol.removeprefix("package ")
             if not item.symbol or item.symbol.startswith("package "):
                 continue
             self._declared[item.chunk_id] = item
@@ -142,6 +147,16 @@ class SymbolTable:
             for word in words:
                 self._words[word].add(item.chunk_id)
         self._folded_keys = [k for k in self._folded if len(k) >= MIN_FUZZY_LENGTH]
+        for item in self._declared.values():
+            # What a qualifier may call the symbol's home: the folders and the module of its
+            # path (requests/api.py: "requests", "api"), and in Go the package's own name,
+            # which need not be its folder's (cty/json declares ``package ctyjson``).
+            directory = _directory(item.path)
+            found = set(directory.split("/")) | {item.path.rsplit("/", 1)[-1].split(".", 1)[0]}
+            if (item.repo, directory) in go_packages:
+                found.add(go_packages[item.repo, directory])
+            self._packages[item.chunk_id] = found - {""}
+        self._known_packages = set().union(*self._packages.values())
 
     def __len__(self) -> int:
         return len(self._declared)
@@ -161,16 +176,21 @@ class SymbolTable:
         return out
 
     def _lookup(self, name: str) -> list[NamedHit]:
-        # "cobra.CheckErr" and "c.FlagNames" qualify by package or variable, not by type:
-        # when the dotted whole is no symbol, the last part is tried alone.
-        candidates = [name]
-        if "." in name:
-            candidates.append(name.rsplit(".", 1)[1])
-        for candidate in candidates:
-            hits = self._by_name(candidate, name)
-            if hits:
-                return hits
-        return []
+        hits = self._by_name(name, name)
+        if hits or "." not in name:
+            return hits
+        # "cobra.CheckErr" and "c.FlagNames" qualify by package or by variable, not by type:
+        # when the dotted whole is no symbol, the last part is looked up alone. A package
+        # qualifier keeps the symbols declared in that package (ctyjson's Marshal, not
+        # msgpack's); a variable's is a value, so what it calls is a method (``val.Length()``
+        # is ``Value.Length``, not a function named ``Length``).
+        qualifier, member = name.rsplit(".", 2)[-2:]
+        hits = self._by_name(member, name)
+        if qualifier in self._known_packages:
+            home = [h for h in hits if qualifier in self._packages[h.chunk_id]]
+        else:
+            home = [h for h in hits if not h.whole]
+        return home or hits
 
     def _by_name(self, candidate: str, written: str) -> list[NamedHit]:
         exact = self._exact.get(candidate, [])
@@ -240,3 +260,7 @@ def pins(named: list[list[NamedHit]], prefer: Mapping[int, int], most: int) -> l
         if pick.chunk_id not in chosen:
             chosen.append(pick.chunk_id)
     return chosen
+
+
+def _directory(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""

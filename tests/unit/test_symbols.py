@@ -84,6 +84,33 @@ def test_variable_qualifier_falls_back_to_the_member():
     assert {h.chunk_id for h in hits} == {5, 6}
 
 
+PACKAGES = SymbolTable(
+    [
+        Declared(1, "cty", "package ctyjson", "cty/json/doc.go"),
+        Declared(2, "cty", "Marshal", "cty/json/marshal.go"),
+        Declared(3, "cty", "Marshal", "cty/msgpack/marshal.go"),
+        Declared(4, "cty", "Length", "cty/function/stdlib/collection.go"),
+        Declared(5, "cty", "Value.Length", "cty/value_ops.go"),
+        Declared(6, "requests", "get", "requests/api.py"),
+        Declared(7, "requests", "Session.get", "requests/sessions.py"),
+    ]
+)
+
+
+def test_a_package_qualifier_keeps_the_symbols_of_that_package():
+    # Go names a package by its clause, which need not be its folder's name.
+    [hits] = PACKAGES.named("ctyjson.Marshal fails on marked values")
+    assert [h.chunk_id for h in hits] == [2]
+    [hits] = PACKAGES.named("what does msgpack.Marshal return?")
+    assert [h.chunk_id for h in hits] == [3]
+    # A Python package is named by its folder; the function comes before the method.
+    assert pins(PACKAGES.named("requests.get with a timeout?"), {}, 1) == [6]
+
+
+def test_a_variable_qualifier_calls_a_method_not_a_function():
+    assert pins(PACKAGES.named("`val.Length()` panics on a string"), {}, 1) == [5]
+
+
 def test_lexical_rank_breaks_ties_between_equal_hits():
     named = TABLE.named("c.FlagNames() returns what?")
     assert pins(named, {6: 0, 5: 3}, 2) == [6]
