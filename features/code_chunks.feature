@@ -73,6 +73,16 @@ Feature: Code is indexed as prose, symbol by symbol
           }
       }
       """
+    And a git repository "codec" holding "src/time.rs":
+      """
+      pin_project! {
+          /// A future that completes once its deadline has passed.
+          pub struct Sleep {
+              #[pin]
+              deadline: u64,
+          }
+      }
+      """
     And a configuration indexing those repositories
     And the index has been built
 
@@ -114,3 +124,7 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "Deserializer.deserialize_exact" --retrieval-only --json`
     Then passage 1 is symbol "Deserializer.deserialize_exact" of "codec/src/de.rs", kind "code", lines 3 to 4
     And no passage contains "try!"
+
+  Scenario: A public item declared inside a macro call is indexed
+    When I run `python -m bot.cli ask "future that completes once its deadline has passed" --retrieval-only --json`
+    Then passage 1 is symbol "Sleep" of "codec/src/time.rs", kind "code", lines 2 to 6

@@ -200,3 +200,32 @@ def test_an_error_inside_a_body_costs_no_declaration():
 def test_a_file_with_nothing_that_parses_is_skipped_with_the_line():
     with pytest.raises(Unchunkable, match="Rust syntax error near line 2"):
         chunk_code("src/bad.rs", b"// Broken.\npub fn broken( {\n")
+
+
+def test_items_a_macro_call_wraps_in_braces_are_chunked_with_the_files_lines():
+    source = (
+        b"cfg_rt! {\n"
+        b"    /// Spawns a task.\n"
+        b"    pub fn spawn() {}\n"
+        b"}\n"
+        b"\n"
+        b"pin_project! {\n"
+        b"    /// Waits until a deadline.\n"
+        b"    pub struct Sleep {\n"
+        b"        #[pin]\n"
+        b"        entry: u64,\n"
+        b"    }\n"
+        b"}\n"
+    )
+    chunks = {c.symbol: c for c in chunk_code("src/time.rs", source)}
+    assert [(s, c.start_line, c.end_line) for s, c in chunks.items()] == [
+        ("spawn", 2, 3),
+        ("Sleep", 7, 11),
+    ]
+    assert chunks["spawn"].text == "    /// Spawns a task.\n    pub fn spawn() {}"
+
+
+def test_a_macro_body_that_is_not_items_is_left_alone():
+    source = b"bitflags! {\n    pub struct Flags: u32 {\n        const A = 1;\n    }\n}\n"
+    assert chunk_code("src/flags.rs", source) == []
+    assert chunk_code("src/calls.rs", b"register!(pub fn f() {});\nempty! {}\n") == []

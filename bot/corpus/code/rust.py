@@ -23,7 +23,7 @@ from tree_sitter import Node
 
 from bot.corpus.chunk import Chunk
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
-from bot.corpus.code.syntax import doc_start, parse, readable, text_of
+from bot.corpus.code.syntax import doc_start, parse, parse_between, readable, text_of
 
 _COMMENTS = ("line_comment", "block_comment")
 _WHOLE_ITEMS = ("struct_item", "enum_item", "union_item", "type_item")
@@ -38,6 +38,7 @@ class _Scope:
     path: tuple[str, ...] = ()  # the inline modules it sits in
     owner: str = ""  # the type or trait whose members these are
     in_trait: bool = False
+    in_macro: bool = False  # the items inside a macro call's braces: no module docs of its own
 
 
 def chunk_rust(path: str, data: bytes) -> list[Chunk]:
@@ -108,7 +109,7 @@ def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
     while pending:
         scope = pending.pop()
         docs = [n for n in scope.items if _inner_doc(n)]
-        if docs and not scope.owner:
+        if docs and not scope.owner and not scope.in_macro:
             title = scope.title
             first = lines.line_of(docs[0].start_byte)
             last = first
@@ -159,6 +160,26 @@ def _item(
             yield _symbol(scope, index, item, lines, _last_line(item, lines), f"module {name}")
     elif kind == "macro_definition" and "macro_export" in _attributes(scope.items, index, lines):
         yield _symbol(scope, index, item, lines, lines.line_of(item.start_byte))
+    elif kind == "macro_invocation" and not scope.owner:
+        inside = _macro_items(item, lines)
+        if inside:
+            pending.append(_Scope(inside, scope.title, scope.path, in_macro=True))
+
+
+def _macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
+    """The items a macro call wraps in braces, or none when its body is not items.
+
+    Crates declare much of their API inside macro calls: ``pin_project! { pub struct Sleep
+    ... }``, or tokio's ``cfg_rt! { pub fn spawn ... }``, which only add attributes. The
+    grammar sees a token tree there, so the text between the braces is parsed again on its
+    own, keeping the file's offsets and lines. A body that does not parse as items
+    (``bitflags!``'s own syntax, an expression) is not guessed at.
+    """
+    tree = next((c for c in call.children if c.type == "token_tree"), None)
+    if tree is None or tree.child_count < 3 or tree.children[0].type != "{":
+        return ()
+    root = parse_between("rust", lines, tree.children[0], tree.children[-1]).root_node
+    return () if root.has_error else root.children
 
 
 def _symbol(

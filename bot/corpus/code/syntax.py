@@ -7,7 +7,7 @@ from functools import cache
 
 import tree_sitter_go
 import tree_sitter_rust
-from tree_sitter import Language, Node, Parser, Tree
+from tree_sitter import Language, Node, Parser, Range, Tree
 
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable
 
@@ -15,13 +15,27 @@ _GRAMMARS = {"go": tree_sitter_go.language, "rust": tree_sitter_rust.language}
 
 
 @cache
+def _language(grammar: str) -> Language:
+    return Language(_GRAMMARS[grammar]())
+
+
+@cache
 def _parser(grammar: str) -> Parser:
-    return Parser(Language(_GRAMMARS[grammar]()))
+    return Parser(_language(grammar))
 
 
 def parse(grammar: str, lines: SourceLines) -> Tree:
     """Parse a file with tree-sitter, which recovers from syntax errors rather than stopping."""
     return _parser(grammar).parse(lines.data)
+
+
+def parse_between(grammar: str, lines: SourceLines, opening: Node, closing: Node) -> Tree:
+    """Parse only the text between two nodes, such as a macro call's braces.
+
+    The tree's offsets and lines are the whole file's, and the work is the enclosed text's.
+    """
+    span = Range(opening.end_point, closing.start_point, opening.end_byte, closing.start_byte)
+    return Parser(_language(grammar), included_ranges=[span]).parse(lines.data)
 
 
 def readable(symbols: Iterable[Symbol], root: Node, lines: SourceLines, what: str) -> list[Symbol]:
