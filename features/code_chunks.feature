@@ -83,6 +83,15 @@ Feature: Code is indexed as prose, symbol by symbol
           }
       }
       """
+    And a git repository "tools" holding "speedups.py":
+      """
+      try:
+          from _speedups import checksum
+      except ImportError:
+          def checksum(data):
+              \"\"\"Add up the bytes of data, slowly, when the compiled speedups are missing.\"\"\"
+              return sum(data)
+      """
     And a configuration indexing those repositories
     And the index has been built
 
@@ -128,3 +137,7 @@ Feature: Code is indexed as prose, symbol by symbol
   Scenario: A public item declared inside a macro call is indexed
     When I run `python -m bot.cli ask "future that completes once its deadline has passed" --retrieval-only --json`
     Then passage 1 is symbol "Sleep" of "codec/src/time.rs", kind "code", lines 2 to 6
+
+  Scenario: A Python fallback defined when an import fails is indexed
+    When I run `python -m bot.cli ask "what happens to checksum when the compiled speedups are missing" --retrieval-only --json`
+    Then passage 1 is symbol "checksum" of "tools/speedups.py", kind "code", lines 4 to 5

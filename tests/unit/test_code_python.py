@@ -179,3 +179,31 @@ def test_private_constants_are_kept_but_rank_below_public_ones():
     weights = {c.symbol: c.weight for c in chunk_code("widgets.py", MODULE)}
     assert weights["_RETRY_LIMIT"] == CODE_WEIGHT * UNEXPORTED_WEIGHT
     assert weights["DEFAULT_PAGE_SIZE"] == CODE_WEIGHT
+
+
+def test_module_level_branches_are_module_level_but_not_main_or_type_checking():
+    source = (
+        b"import sys\n"
+        b"if sys.platform == 'win32':\n"
+        b"    def console():\n"
+        b'        """The Windows console."""\n'
+        b"else:\n"
+        b"    def console():\n"
+        b'        """The terminal."""\n'
+        b"try:\n"
+        b"    import fast\n"
+        b"except ImportError:\n"
+        b"    LIMIT = 3\n"
+        b"if TYPE_CHECKING:\n"
+        b"    class Shape:\n"
+        b'        """For type checkers only."""\n'
+        b"if __name__ == '__main__':\n"
+        b"    def main():\n"
+        b'        """Run as a script."""\n'
+    )
+    chunks = chunk_code("pkg/term.py", source)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+        ("console", 3, 4),
+        ("console", 6, 7),
+        ("LIMIT", 11, 11),
+    ]

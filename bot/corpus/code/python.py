@@ -11,6 +11,9 @@ Rules, the Go ones carried over to Python's conventions:
 - each module-level UPPER_CASE constant is a chunk holding its value, the private
   ``_UPPER_CASE`` ones included: as in Go, a constant is where a default lives, and whether
   it is exported says nothing about whether people ask for it;
+- module level includes the branches of a module-level ``if`` or ``try`` (a definition per
+  Python version or platform, a fallback when an import fails), but not the body of
+  ``if __name__ == "__main__"`` or ``if TYPE_CHECKING``, which no importer runs;
 - a file whose leading comments say it was generated is skipped.
 
 ``ast`` numbers lines as Python reads them (a lone carriage return also ends a line);
@@ -119,11 +122,18 @@ class _Walker:
         if doc is not None:
             first, last = self.line(doc.lineno), self.line(doc.end_lineno or doc.lineno)
             yield Symbol(self.title, self.title, (self.title,), first, last)
-        for node in tree.body:
+        pending = list(reversed(tree.body))
+        while pending:  # a stack, not recursion: branches can nest deeper than Python can
+            node = pending.pop()
             if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
                 yield from self.definition(node, ())
             elif isinstance(node, ast.Assign | ast.AnnAssign):
                 yield from self.constant(node)
+            elif isinstance(node, ast.If) and not _runs_only_apart(node.test):
+                pending.extend(reversed([*node.body, *node.orelse]))
+            elif isinstance(node, ast.Try | ast.TryStar):
+                branches = [*node.body, *(s for h in node.handlers for s in h.body)]
+                pending.extend(reversed([*branches, *node.orelse, *node.finalbody]))
 
     def definition(
         self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, owners: tuple[str, ...]
@@ -192,6 +202,16 @@ class _Walker:
     def _blank_or_comment(self, line: int) -> bool:
         text = self.lines.data[self.lines.line_start(line) : self.lines.line_end(line)].strip()
         return not text or text.startswith(b"#")
+
+
+def _runs_only_apart(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (a script's entry) or ``TYPE_CHECKING`` (type checkers')."""
+    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute)}
+    return "TYPE_CHECKING" in names or (
+        "__name__" in names
+        and any(isinstance(n, ast.Constant) and n.value == "__main__" for n in ast.walk(test))
+    )
 
 
 def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
