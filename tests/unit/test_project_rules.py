@@ -95,8 +95,9 @@ def test_the_held_out_benchmark_questions_are_well_formed():
         *load_questions(ROOT / "benchmarks" / "validation_questions.jsonl"),
         *load_questions(ROOT / "benchmarks" / "blind_questions.jsonl"),
         *load_questions(ROOT / "benchmarks" / "polyglot" / "questions.jsonl"),
+        *load_questions(ROOT / "benchmarks" / "polyglot" / "blind_questions.jsonl"),
     ]
-    assert len({q.id for q in questions}) == len(questions) == 136
+    assert len({q.id for q in questions}) == len(questions) == 176
     for question in questions:
         assert question.band in ("docs", "code")
         for item in question.expected:
