@@ -26,6 +26,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # A list marker or emphasis, then a markdown link: "- [Setup](setup.md): ...", "**[Next](x)**".
 _LEADING_LINK = re.compile(r"^(?:[-*+]|\d+[.)])?\s*(?:\*\*|__|\*|_)?\s*\[[^\]]*\]\([^)]*\)")
 _NOT_AN_ITEM = ("#", "```", "~~~", "!!!", "???", "<!--", "---", "===")
+# A line of nothing but images, linked or not: the build and coverage badges under a README's
+# title. They decorate the project's description; they are not a list of places to go.
+_BADGES = re.compile(r"(?:\[?!\[[^\]]*\]\([^)]*\)(?:\]\([^)]*\))?\s*)+")
 
 
 def is_link_list(text: str) -> bool:
@@ -50,6 +53,7 @@ def is_link_list(text: str) -> bool:
             and not fenced
             and not line[0].isspace()
             and not line.startswith(_NOT_AN_ITEM)
+            and not _BADGES.fullmatch(line.strip())
         ):
             items.append(line.strip())
     if not items:

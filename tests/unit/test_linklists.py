@@ -59,3 +59,14 @@ def test_sections_that_explain_or_link_elsewhere_are_not_pointers():
     assert not is_pointer("## Upstream\n\nRead the [manual](https://example.org/manual.md).\n")
     assert not is_pointer("## Nothing\n")
     assert ranking_weight("## Keys\n\nKeys live in `.context/`.\n") == 1.0
+
+
+def test_badges_under_a_title_do_not_make_the_description_a_link_list():
+    readme = (
+        "# go-widgets\n\n"
+        "[![Build](https://ci.example/badge.svg)](https://ci.example/widgets)\n"
+        "[![Coverage](https://cov.example/badge.svg)](https://cov.example/widgets)\n\n"
+        "A client for the Widgets API, for Go programs.\n"
+    )
+    assert not is_link_list(readme)
+    assert is_link_list("## More\n\n![logo](logo.png)\n\n- [Setup](setup.md)\n- [Use](use.md)\n")
