@@ -131,7 +131,8 @@ class SymbolTable:
         for item in declared:
             if item.symbol.startswith("package "):
                 go_packages[item.repo, _directory(item.path)] = item.symbol.removeprefix("package ")
-            if not item.symbol or item.symbol.startswith("package "):
+                continue
+            if not item.symbol:
                 continue
             self._declared[item.chunk_id] = item
             keys = [(item.symbol, True)]
@@ -148,14 +149,7 @@ class SymbolTable:
                 self._words[word].add(item.chunk_id)
         self._folded_keys = [k for k in self._folded if len(k) >= MIN_FUZZY_LENGTH]
         for item in self._declared.values():
-            # What a qualifier may call the symbol's home: the folders and the module of its
-            # path (requests/api.py: "requests", "api"), and in Go the package's own name,
-            # which need not be its folder's (cty/json declares ``package ctyjson``).
-            directory = _directory(item.path)
-            found = set(directory.split("/")) | {item.path.rsplit("/", 1)[-1].split(".", 1)[0]}
-            if (item.repo, directory) in go_packages:
-                found.add(go_packages[item.repo, directory])
-            self._packages[item.chunk_id] = found - {""}
+            self._packages[item.chunk_id] = _homes(item, go_packages)
         self._known_packages = set().union(*self._packages.values())
 
     def __len__(self) -> int:
@@ -264,3 +258,17 @@ def pins(named: list[list[NamedHit]], prefer: Mapping[int, int], most: int) -> l
 
 def _directory(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _homes(item: Declared, go_packages: Mapping[tuple[str, str], str]) -> set[str]:
+    """What a qualifier may call the place a symbol is declared in.
+
+    The folders and the module of its path (``requests/api.py``: "requests", "api"), and in
+    Go the package's own name, which need not be its folder's (``cty/json`` declares
+    ``package ctyjson``).
+    """
+    directory = _directory(item.path)
+    homes = {*directory.split("/"), item.path.rsplit("/", 1)[-1].split(".", 1)[0]}
+    if (item.repo, directory) in go_packages:
+        homes.add(go_packages[item.repo, directory])
+    return homes - {""}
