@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot.corpus.chunk import Kind
-from bot.corpus.documents import CORPUS_VERSION, cut_file
+from bot.corpus.documents import CORPUS_VERSION, ROUTINE_SKIPS, cut_file
 from bot.corpus.kinds import classify
 from bot.corpus.site import SiteLayout, find_config, parse_config
 from bot.corpus.urls import page_url
@@ -121,7 +121,8 @@ def plan_source(
             continue
         cut = cut_file(entry.path, kind, snapshot.read(entry))
         if cut.skipped:
-            log.info("skipped %s/%s: %s", name, entry.path, cut.skipped)
+            level = logging.DEBUG if cut.skipped in ROUTINE_SKIPS else logging.INFO
+            log.log(level, "skipped %s/%s: %s", name, entry.path, cut.skipped)
             skipped.append((entry.path, cut.skipped))
             continue
         fresh.append(

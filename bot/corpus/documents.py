@@ -13,6 +13,11 @@ CORPUS_VERSION = 9
 
 _BINARY_SNIFF_BYTES = 8192
 
+NOTHING_DOCUMENTED = "no documented symbols"
+NO_TEXT = "no text"
+# Reasons every build meets many times (a main package, an empty page): not worth a log line.
+ROUTINE_SKIPS = frozenset({NOTHING_DOCUMENTED, NO_TEXT})
+
 
 @dataclass(frozen=True, slots=True)
 class Cut:
@@ -33,10 +38,10 @@ def cut_file(path: str, kind: Kind, data: bytes) -> Cut:
         except Unchunkable as exc:
             return Cut("", (), str(exc))
         title = chunks[0].heading if chunks else ""
-        return Cut(title, tuple(chunks), "" if chunks else "no documented symbols")
+        return Cut(title, tuple(chunks), "" if chunks else NOTHING_DOCUMENTED)
     text = data.decode("utf-8", errors="replace")
     chunks = chunk_markdown(text, title_from_path(path))
     if not chunks:
-        return Cut("", (), "no text")
+        return Cut("", (), NO_TEXT)
     title = chunks[0].heading_path[0] if chunks[0].heading_path else chunks[0].heading
     return Cut(title, tuple(chunks))
