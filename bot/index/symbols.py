@@ -18,6 +18,7 @@ only a ranking, fused with the others. Everything here is pure: the table is han
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -130,7 +131,8 @@ class SymbolTable:
         go_packages: dict[tuple[str, str], str] = {}
         for item in declared:
             if item.symbol.startswith("package "):
-                go_packages[item.repo, _directory(item.path)] = item.symbol.removeprefix("package ")
+                package = item.symbol.removeprefix("package ")
+                go_packages[item.repo, posixpath.dirname(item.path)] = package
                 continue
             if not item.symbol:
                 continue
@@ -256,10 +258,6 @@ def pins(named: list[list[NamedHit]], prefer: Mapping[int, int], most: int) -> l
     return chosen
 
 
-def _directory(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
 def _homes(item: Declared, go_packages: Mapping[tuple[str, str], str]) -> set[str]:
     """What a qualifier may call the place a symbol is declared in.
 
@@ -267,8 +265,8 @@ def _homes(item: Declared, go_packages: Mapping[tuple[str, str], str]) -> set[st
     Go the package's own name, which need not be its folder's (``cty/json`` declares
     ``package ctyjson``).
     """
-    directory = _directory(item.path)
-    homes = {*directory.split("/"), item.path.rsplit("/", 1)[-1].split(".", 1)[0]}
+    directory = posixpath.dirname(item.path)
+    homes = {*directory.split("/"), posixpath.basename(item.path).split(".", 1)[0]}
     if (item.repo, directory) in go_packages:
         homes.add(go_packages[item.repo, directory])
     return homes - {""}
