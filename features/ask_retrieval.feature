@@ -70,6 +70,23 @@ Feature: Asking for the passages that answer a question
       time it is drawn, and a large one can take a few seconds, since each panel is painted on
       its own.
       """
+    And a git repository "widgets" holding "README.md":
+      """
+      # Widgets
+
+      [![Build](https://ci.example.org/widgets.svg)](https://ci.example.org/widgets)
+      [![Coverage](https://cov.example.org/widgets.svg)](https://cov.example.org/widgets)
+
+      Widgets is a library of sprockets that mesh.
+      """
+    And a git repository "widgets" holding "docs/guide/sprockets.md":
+      """
+      # Sprockets
+
+      ## Meshing sprockets
+
+      A widget's sprockets mesh with those of the widget next to it, a few teeth at a time.
+      """
     And a git repository "widgets" holding "docs/guide/removing.md":
       """
       # Removing
@@ -115,6 +132,11 @@ Feature: Asking for the passages that answer a question
     When I run `python -m bot.cli ask "is there a --yes option?" --retrieval-only --json`
     Then the exit code is 0
     And passage 1 is "Answering in advance" from "docs/guide/removing.md"
+
+  Scenario: A README's description under its build badges is not a list of links
+    When I run `python -m bot.cli ask "what are widgets made of?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "Widgets" from "README.md"
 
   Scenario: A misspelled identifier is still searched by its words
     When I run `python -m bot.cli ask "what is FilePaht for?" --retrieval-only --json`
