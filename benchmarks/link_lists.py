@@ -13,86 +13,55 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
-from typing import Any
 
-from retrieval_common import build_index, load_questions, measure_async, table
+from retrieval_common import (
+    add_index_options,
+    chosen_index,
+    load_questions,
+    measure_variants,
+    table,
+)
 
 from bot.corpus.linklists import LINK_LIST_WEIGHT
-from bot.index.retriever import FtsRetriever
-from bot.index.store import Store
 
+# Code and pointers carry weights of their own (bot.corpus), so a link list is a prose chunk
+# at exactly the link-list weight.
+LINK_LISTS = (
+    "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+    f"WHERE d.kind != 'code' AND c.weight = {LINK_LIST_WEIGHT}"
+)
 VARIANTS = {
     f"weight {LINK_LIST_WEIGHT} (as built)": None,
-    "weight 1.0 (left to the composer)": "UPDATE chunks SET weight = 1.0 WHERE weight != 1.0",
-    "excluded from the index": "DELETE FROM chunks WHERE weight != 1.0",
+    "weight 1.0 (left to the composer)": (
+        f"UPDATE chunks SET weight = 1.0 WHERE id IN ({LINK_LISTS})"
+    ),
+    "excluded from the index": f"DELETE FROM chunks WHERE id IN ({LINK_LISTS})",
 }
-
-
-def variant(index: Path, directory: Path, name: str, sql: str | None) -> Path:
-    """A copy of ``index`` with ``sql`` applied to it."""
-    target = directory / (name.split(" ")[0] + name.split(" ")[1] + ".sqlite")
-    db = sqlite3.connect(index)
-    try:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        db.close()
-    shutil.copyfile(index, target)
-    if sql:
-        db = sqlite3.connect(target)
-        try:
-            with db:
-                db.execute(sql)
-        finally:
-            db.close()
-    return target
-
-
-async def run(index: Path, questions: Any, hybrid: bool) -> dict[str, dict[str, Any]]:
-    """Each variant through BM25 (and hybrid) retrieval."""
-    results: dict[str, dict[str, Any]] = {}
-    embedder = None
-    if hybrid:
-        from bot.index.embedder import packaged_embedder
-
-        embedder = packaged_embedder()
-    async with await Store.open(index) as store:
-        count = await store.fetchone("SELECT count(*) FROM chunks WHERE weight != 1.0")
-        print(f"link-list sections in the index: {count[0] if count else 0}")
-    with tempfile.TemporaryDirectory(prefix="phpbotscout-linklists-") as tmp:
-        for name, sql in VARIANTS.items():
-            path = variant(index, Path(tmp), name, sql)
-            async with await Store.open(path) as store:
-                fts = FtsRetriever(store)
-                results[f"bm25, {name}"] = await measure_async(questions, fts.retrieve)
-                if embedder is not None:
-                    from bot.index.hybrid import HybridRetriever
-
-                    retriever = HybridRetriever(store, embedder)
-                    results[f"hybrid, {name}"] = await measure_async(questions, retriever.retrieve)
-    return results
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("questions", type=Path)
-    parser.add_argument("--repos", type=Path)
-    parser.add_argument("--index", type=Path)
+    add_index_options(parser)
     parser.add_argument("--hybrid", action="store_true")
     args = parser.parse_args()
     questions = load_questions(args.questions)
     with tempfile.TemporaryDirectory(prefix="phpbotscout-linklists-build-") as tmp:
-        if args.index:
-            index = args.index
-        elif args.repos:
-            index, _ = build_index(args.repos, Path(tmp), "hybrid" if args.hybrid else "bm25")
-        else:
-            parser.error("give --repos DIR or --index PATH")
-        print(table(asyncio.run(run(index, questions, args.hybrid))))
+        index = chosen_index(parser, args, Path(tmp), "hybrid" if args.hybrid else "bm25")
+        print(f"link-list sections in the index: {count_link_lists(index)}")
+        print(table(asyncio.run(measure_variants(index, VARIANTS, questions, hybrid=args.hybrid))))
     return 0
+
+
+def count_link_lists(index: Path) -> int:
+    db = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
+    try:
+        return int(db.execute(f"SELECT count(*) FROM ({LINK_LISTS})").fetchone()[0])
+    finally:
+        db.close()
 
 
 if __name__ == "__main__":

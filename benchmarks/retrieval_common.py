@@ -6,10 +6,13 @@ database, so differences come from ranking, never from cutting.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import shutil
 import sqlite3
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +25,8 @@ sys.path.insert(0, str(ROOT))
 from bot import config as config_module  # noqa: E402
 from bot.bench import ANSWERABLE, Question, band_metrics, first_hit, load_questions  # noqa: E402
 from bot.engine import Engine  # noqa: E402
+from bot.index.retriever import FtsRetriever  # noqa: E402
+from bot.index.store import Store  # noqa: E402
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,72 @@ def build_index(repos: Path, directory: Path, mode: str = "bm25") -> tuple[Path,
 
     seconds = asyncio.run(build())
     return config.index_path, seconds
+
+
+def index_variant(index: Path, target: Path, sql: str | None) -> Path:
+    """A copy of ``index`` at ``target`` with ``sql`` applied to it (as built when ``None``).
+
+    The index's triggers keep both full-text indexes in step with the change, so the copy is
+    searched exactly as an index built that way would be.
+    """
+    db = sqlite3.connect(index)
+    try:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.close()
+    shutil.copyfile(index, target)
+    if sql:
+        db = sqlite3.connect(target)
+        try:
+            with db:
+                db.execute(sql)
+        finally:
+            db.close()
+    return target
+
+
+def add_index_options(parser: argparse.ArgumentParser) -> None:
+    """``--repos DIR`` (build an index of them) or ``--index PATH`` (measure one already built)."""
+    parser.add_argument("--repos", type=Path)
+    parser.add_argument("--index", type=Path)
+
+
+def chosen_index(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, directory: Path, mode: str
+) -> Path:
+    """The index ``--index`` names, or one built from ``--repos`` into ``directory``."""
+    if args.index:
+        return Path(args.index)
+    if args.repos:
+        return build_index(args.repos, directory, mode)[0]
+    parser.error("give --repos DIR or --index PATH")
+
+
+async def measure_variants(
+    index: Path, variants: dict[str, str | None], questions: Sequence[Question], *, hybrid: bool
+) -> dict[str, dict[str, Any]]:
+    """Every question through copies of ``index`` (``index_variant``), with BM25 and hybrid.
+
+    Hybrid retrieval runs only when ``hybrid`` is set (it needs the embed extra).
+    """
+    results: dict[str, dict[str, Any]] = {}
+    embedder = None
+    if hybrid:
+        from bot.index.embedder import packaged_embedder
+
+        embedder = packaged_embedder()
+    with tempfile.TemporaryDirectory(prefix="phpbotscout-variants-") as tmp:
+        for n, (name, sql) in enumerate(variants.items()):
+            path = index_variant(index, Path(tmp) / f"variant{n}.sqlite", sql)
+            async with await Store.open(path) as store:
+                fts = FtsRetriever(store)
+                results[f"bm25, {name}"] = await measure_async(questions, fts.retrieve)
+                if embedder is not None:
+                    from bot.index.hybrid import HybridRetriever
+
+                    retriever = HybridRetriever(store, embedder)
+                    results[f"hybrid, {name}"] = await measure_async(questions, retriever.retrieve)
+    return results
 
 
 def read_chunks(index: Path) -> list[StoredChunk]:
@@ -146,10 +217,14 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 __all__ = [
     "Passage",
     "StoredChunk",
+    "add_index_options",
     "build_index",
+    "chosen_index",
+    "index_variant",
     "load_questions",
     "measure",
     "measure_async",
+    "measure_variants",
     "read_chunks",
     "table",
 ]
