@@ -26,6 +26,7 @@ from typing import Any
 from retrieval_common import (
     Passage,
     StoredChunk,
+    add_index_options,
     build_index,
     load_questions,
     measure,
@@ -118,8 +119,7 @@ async def ours(index: Path, questions: Any, hybrid: bool) -> dict[str, dict[str,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("questions", type=Path)
-    parser.add_argument("--repos", type=Path, help="directory of git repositories to index")
-    parser.add_argument("--index", type=Path, help="an index our indexer already built")
+    add_index_options(parser)
     parser.add_argument("--hybrid", action="store_true", help="also measure hybrid retrieval")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -94,8 +94,8 @@ def index_variant(index: Path, target: Path, sql: str | None) -> Path:
 
 def add_index_options(parser: argparse.ArgumentParser) -> None:
     """``--repos DIR`` (build an index of them) or ``--index PATH`` (measure one already built)."""
-    parser.add_argument("--repos", type=Path)
-    parser.add_argument("--index", type=Path)
+    parser.add_argument("--repos", type=Path, help="directory of git repositories to index")
+    parser.add_argument("--index", type=Path, help="an index our indexer already built")
 
 
 def chosen_index(
