@@ -24,6 +24,12 @@ def _one(fake: FakeGitLab, **project) -> None:
     fake.feed = ["acme/widgets"]
 
 
+def _lib_in_a_siteless_subgroup(fake: FakeGitLab) -> None:
+    """A source with a site under ``acme/go``, so that losing its site leaves it siteless."""
+    upstream(fake, "acme/go/lib", {"README.md": "# Lib\n\nLevers.\n", "docs/guide.md": GUIDE})
+    fake.feed = ["acme/go/lib"]
+
+
 async def _outcomes(engine: Engine) -> dict[str, str]:
     report = await engine.refresh()
     return {o.name: o.status for o in report.outcomes}
@@ -280,8 +286,7 @@ async def test_a_source_that_stops_qualifying_loses_clone_and_documents(tmp_path
 
 
 async def test_a_source_that_loses_its_site_keeps_only_readme_code_and_changelog(tmp_path, fake):
-    upstream(fake, "acme/go/lib", {"README.md": "# Lib\n\nLevers.\n", "docs/guide.md": GUIDE})
-    fake.feed = ["acme/go/lib"]
+    _lib_in_a_siteless_subgroup(fake)
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
         await engine.refresh()
         assert (await engine.retrieve("frobnication depth")).results
@@ -295,8 +300,7 @@ async def test_a_source_that_loses_its_site_keeps_only_readme_code_and_changelog
 
 
 async def test_a_site_seen_answering_is_trusted_until_the_branch_moves(tmp_path, fake):
-    upstream(fake, "acme/go/lib", {"README.md": "# Lib\n\nLevers.\n", "docs/guide.md": GUIDE})
-    fake.feed = ["acme/go/lib"]
+    _lib_in_a_siteless_subgroup(fake)
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
         await engine.refresh()
         fake.sites["lib"] = 404  # taken down, with Pages still on and nothing pushed
@@ -321,8 +325,7 @@ async def test_a_site_seen_answering_is_trusted_until_the_branch_moves(tmp_path,
 
 
 async def test_a_site_check_interval_of_zero_asks_every_run(tmp_path, fake):
-    upstream(fake, "acme/go/lib", {"README.md": "# Lib\n\nLevers.\n", "docs/guide.md": GUIDE})
-    fake.feed = ["acme/go/lib"]
+    _lib_in_a_siteless_subgroup(fake)
     config = configure(tmp_path, fake, token=TOKEN, index={"site_check_interval": "0"})
     async with await Engine.open(config) as engine:
         await engine.refresh()
@@ -334,8 +337,7 @@ async def test_a_site_check_interval_of_zero_asks_every_run(tmp_path, fake):
 
 
 async def test_an_expired_site_answer_is_asked_again(tmp_path, fake):
-    upstream(fake, "acme/widgets", {"README.md": "# Widgets\n", "docs/guide.md": GUIDE})
-    fake.feed = ["acme/widgets"]
+    _one(fake)
     config = configure(tmp_path, fake, token=TOKEN, index={"site_check_interval": "1s"})
     async with await Engine.open(config) as engine:
         await engine.refresh()
