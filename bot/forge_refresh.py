@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from bot.clones import Clones, CloneState, RemoteRefs
 from bot.config import Config
 from bot.corpus.documents import CORPUS_VERSION
-from bot.errors import RateLimited, SourceError
+from bot.errors import SourceError
 from bot.forge.base import Forge, NoRelease, Project, Release, Unknown
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.discovery import (
@@ -274,8 +274,6 @@ class GitLabSources:
                     keep_tags=error is not None,
                 )
             return _Fetched(fc, state, refs.head, tag, commit, error, clone)
-        except RateLimited:
-            raise
         except (SourceError, OSError) as exc:
             return _Outcome(name, "failed", seconds=time.perf_counter() - started, error=str(exc))
 

@@ -190,7 +190,7 @@ async def _with_site(
         config = known
     else:
         config = await read_site_config(forge, project, head or project.branch)
-    facts = await site_facts(forge, project, config, memory.still_answering, head)
+    facts = await site_facts(forge, project, config, memory, head)
     decision = decide(project, policy, feed, facts)
     seen = None
     if isinstance(facts.answers, SiteCheck) and facts.answers.answered and facts.site_url and head:
@@ -223,15 +223,12 @@ async def read_site_config(forge: Forge, project: Project, ref: str) -> SiteConf
     return SiteConfig(ref, "", None)
 
 
-SeenLookup = Callable[[str, str, str | None], SiteSeen | None]
-
-
 async def site_facts(
     forge: Forge,
     project: Project,
     config: SiteConfig | Unknown,
-    seen: SeenLookup | None = None,
-    head: str | None = None,
+    memory: Memory,
+    head: str | None,
 ) -> SiteFacts:
     """Ask the site itself only when the config and the listing make it worth it.
 
@@ -239,7 +236,7 @@ async def site_facts(
         forge: asks the site over HTTP.
         project: the project as listed (its ``pages_access_level`` says whether Pages is on).
         config: the site config at the branch head.
-        seen: finds an earlier answer of the site that may stand for this run's.
+        memory: holds the site's earlier answer, which may stand for this run's.
         head: the branch head this run saw (``None``: unknown, so nothing is reused).
     """
     if isinstance(config, Unknown):
@@ -250,7 +247,7 @@ async def site_facts(
         return SiteFacts(config=config.path)
     if project.pages_access_level not in PAGES_ON:
         return SiteFacts(config.path, config.site_url)
-    earlier = seen(project.path, config.site_url, head) if seen is not None else None
+    earlier = memory.still_answering(project.path, config.site_url, head)
     if earlier is not None:
         return SiteFacts(config.path, config.site_url, SiteCheck(True, "", seen_at=earlier.at))
     answers = await forge.site_answers(config.site_url)
