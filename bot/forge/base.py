@@ -67,7 +67,6 @@ class Release:
     """The forge's latest release: its tag (the commit comes from the repository's refs)."""
 
     tag: str
-    commit: str | None = None
 
 
 class NoRelease:

@@ -272,10 +272,8 @@ class GitLabForge:
             return Unknown(str(exc))
         if answer.status == 200:
             try:
-                data = json.loads(answer.body)
-                commit = (data.get("commit") or {}).get("id")
-                return Release(str(data["tag_name"]), str(commit) if commit else None)
-            except (ValueError, TypeError, KeyError, AttributeError):
+                return Release(str(json.loads(answer.body)["tag_name"]))
+            except (ValueError, TypeError, KeyError):
                 return Unknown("the latest release's answer carries no tag_name")
         if answer.status == 404 and "project" not in answer.message().lower():
             return NO_RELEASE

@@ -138,9 +138,7 @@ class GroupReleaseTally:
             if not isinstance(tag, str) or not tag:
                 self.hidden.add(project.id)
                 continue
-            commit = item.get("commit")
-            commit = commit.get("id") if isinstance(commit, dict) else None
-            self.latest[project.id] = Release(tag, str(commit) if commit else None)
+            self.latest[project.id] = Release(tag)
 
     def unsettled(self) -> list[Project]:
         """The projects whose latest release the listing has not shown yet."""

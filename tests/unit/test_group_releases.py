@@ -16,7 +16,6 @@ def release(path: str, tag: str) -> dict[str, Any]:
     return {
         "name": tag,
         "tag_name": tag,
-        "commit": {"id": f"{tag}-sha"},
         "tag_path": f"/{path}/-/tags/{tag}",
         "_links": {"self": f"{ROOT}/{path}/-/releases/{tag}"},
     }
@@ -32,25 +31,25 @@ def test_the_first_release_of_a_project_is_its_latest():
     tally.add_page([release("acme/handbook", "v2"), release("acme/handbook", "v1")])
     tally.add_page([release("acme/tools", "v9"), release("acme/handbook", "v0")])
     settled, ask = tally.answers(complete=True)
-    assert settled == {1: Release("v2", "v2-sha"), 2: Release("v9", "v9-sha")}
+    assert settled == {1: Release("v2"), 2: Release("v9")}
     assert ask == []
 
 
 def test_a_project_never_listed_has_no_release_only_when_the_listing_was_read_to_the_end():
     tally = GroupReleaseTally("acme", [HANDBOOK, TOOLS])
     tally.add_page([release("acme/handbook", "v2")])
-    assert tally.answers(complete=True) == ({1: Release("v2", "v2-sha"), 2: NO_RELEASE}, [])
-    assert tally.answers(complete=False) == ({1: Release("v2", "v2-sha")}, [TOOLS])
+    assert tally.answers(complete=True) == ({1: Release("v2"), 2: NO_RELEASE}, [])
+    assert tally.answers(complete=False) == ({1: Release("v2")}, [TOOLS])
 
 
 def test_a_subgroup_project_is_settled_only_once_the_listing_proves_it_covers_subgroups():
     tally = GroupReleaseTally("acme", [HANDBOOK, LIB])
     tally.add_page([release("acme/handbook", "v1")])
     # Older GitLab lists only the group's own projects: silence about acme/go/lib proves nothing.
-    assert tally.answers(complete=True) == ({1: Release("v1", "v1-sha")}, [LIB])
+    assert tally.answers(complete=True) == ({1: Release("v1")}, [LIB])
     # A release of any project in a subgroup (even one that is not ours) proves it.
     tally.add_page([release("acme/rust/other", "v3")])
-    assert tally.answers(complete=True) == ({1: Release("v1", "v1-sha"), 3: NO_RELEASE}, [])
+    assert tally.answers(complete=True) == ({1: Release("v1"), 3: NO_RELEASE}, [])
 
 
 def test_a_release_without_its_tag_is_asked_about_on_its_own():
@@ -58,13 +57,13 @@ def test_a_release_without_its_tag_is_asked_about_on_its_own():
     hidden = release("acme/tools", "v1")
     del hidden["tag_name"]
     tally.add_page([hidden, release("acme/handbook", "v1"), release("acme/tools", "v0")])
-    assert tally.answers(complete=True) == ({1: Release("v1", "v1-sha")}, [TOOLS])
+    assert tally.answers(complete=True) == ({1: Release("v1")}, [TOOLS])
 
 
 def test_after_a_release_naming_no_project_every_unseen_project_is_asked():
     tally = GroupReleaseTally("acme", [HANDBOOK, TOOLS])
     tally.add_page([release("acme/handbook", "v1"), {"name": "Release-7", "_links": {}}])
-    assert tally.answers(complete=True) == ({1: Release("v1", "v1-sha")}, [TOOLS])
+    assert tally.answers(complete=True) == ({1: Release("v1")}, [TOOLS])
 
 
 def test_releases_are_matched_to_projects_whatever_the_case_and_the_forge_root_path():
