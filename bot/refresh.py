@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import time
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
@@ -158,12 +157,8 @@ async def _compact(store: Store) -> None:
     """Merge the search indexes; what was written is committed whether or not this works."""
     try:
         await writer.compact_search_indexes(store)
-    except sqlite3.Error as exc:
-        log.warning(
-            "the search indexes could not be merged (%s): searches stay correct but slower "
-            "until a later refresh merges them",
-            exc,
-        )
+    except StoreError as exc:
+        log.warning("%s Searches stay correct but slower until a later refresh merges them.", exc)
 
 
 async def _embed(store: Store, embedder: Embedder) -> tuple[str, ...]:

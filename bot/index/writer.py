@@ -8,6 +8,7 @@ was (the transaction never commits), and readers never see a half-written source
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -15,6 +16,7 @@ import aiosqlite
 
 from bot.corpus.chunk import Chunk, Kind
 from bot.corpus.identifiers import search_terms
+from bot.errors import StoreError
 from bot.forge.candidates import Candidate
 from bot.index.selection import text_key
 from bot.index.store import Store, now
@@ -285,7 +287,13 @@ async def compact_search_indexes(store: Store) -> None:
     so a re-indexed corpus is searched across many segments and its old rows. Measured on the
     benchmark corpus, a fresh build answers 20% faster once merged, and one rebuilt in place
     35% faster; merging takes a tenth of a second there, and nothing when nothing was written.
+
+    Raises:
+        StoreError: the merge failed; every search index is as it was before it.
     """
-    async with store.write() as conn:
-        for statement in _OPTIMIZE_SQL:
-            await conn.execute(statement)
+    try:
+        async with store.write() as conn:
+            for statement in _OPTIMIZE_SQL:
+                await conn.execute(statement)
+    except sqlite3.Error as exc:
+        raise StoreError(f"Merging the search indexes of {store.path} failed ({exc}).") from None
