@@ -1,7 +1,7 @@
-"""The narrow view of a forge that discovery needs, and the facts it returns.
+"""The narrow view of a forge that discovery and the refresh need, and the facts it returns.
 
-Discovery asks a forge for every project of a group, one file at a ref, whether a docs site
-answers, and the latest release of many projects at once. Whether Pages is switched on needs no
+Discovery asks a forge for every project of a group, one file at a ref and whether a docs site
+answers; the refresh then asks for the latest release of the sources it fetches, many at once. Whether Pages is switched on needs no
 question: the listing carries it. ``bot.forge.gitlab`` answers over GitLab's REST API; tests
 answer with a fake *server*, so this Protocol has one real implementation and no mock.
 
@@ -80,7 +80,7 @@ NO_RELEASE = NoRelease()
 
 
 class Forge(Protocol):
-    """What discovery needs from a forge."""
+    """What discovery and the refresh need from a forge."""
 
     async def group_projects(self, group: str) -> list[Project]:
         """Every project of ``group`` and its subgroups, projects shared into it excluded.

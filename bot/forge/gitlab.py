@@ -192,7 +192,8 @@ class GitLabForge:
         The listing (``bot.forge.releases`` has the wire facts) answers for the whole group in a
         page or a few; whatever it cannot settle, or every project when GitLab refuses it
         (older than 15.0, or the token may not read it), is asked project by project through
-        ``permalink/latest``, so the answers are the same either way.
+        ``permalink/latest``, so the answers are the same either way. A single project is
+        asked directly: the listing could not be cheaper than one request.
 
         Raises:
             RateLimited: GitLab asked us to slow down; the run stops.
