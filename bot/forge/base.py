@@ -1,9 +1,10 @@
 """The narrow view of a forge that discovery and the refresh need, and the facts it returns.
 
 Discovery asks a forge for every project of a group, one file at a ref and whether a docs site
-answers; the refresh then asks for the latest release of the sources it fetches, many at once. Whether Pages is switched on needs no
-question: the listing carries it. ``bot.forge.gitlab`` answers over GitLab's REST API; tests
-answer with a fake *server*, so this Protocol has one real implementation and no mock.
+answers; the refresh then asks for the latest release of the sources it fetches, many at once.
+Whether Pages is switched on needs no question: the listing carries it. ``bot.forge.gitlab``
+answers over GitLab's REST API; tests answer with a fake *server*, so this Protocol has one real
+implementation and no mock.
 
 A fact that could not be established is returned as ``Unknown`` with the reason, never as a
 negative: "the file could not be read" and "the file is not there" lead to different verdicts
