@@ -48,6 +48,13 @@ def _project_part(link: str, marker: str) -> str | None:
     return _norm(head) if found else None
 
 
+def _self_link(item: dict[str, Any]) -> str | None:
+    """A listed release's ``_links.self`` (``<project web_url>/-/releases/<tag>``), if shown."""
+    links = item.get("_links")
+    link = links.get("self") if isinstance(links, dict) else None
+    return link if isinstance(link, str) else None
+
+
 @dataclass
 class GroupReleaseTally:
     """The latest release of each project, gathered page by page from the group listing.
@@ -82,11 +89,10 @@ class GroupReleaseTally:
     def _in_subgroup(self, item: dict[str, Any]) -> bool:
         """Whether a listed release (of any project) belongs to a project in a subgroup."""
         tag_path = item.get("tag_path")
-        links = item.get("_links")
-        link = links.get("self") if isinstance(links, dict) else None
+        link = _self_link(item)
         if isinstance(tag_path, str):
             path = _project_part(tag_path, "/-/tags/")
-        elif isinstance(link, str):
+        elif link is not None:
             head = _project_part(link, "/-/releases/")
             path = _norm(urlsplit(head).path) if head is not None else None
         else:
@@ -98,9 +104,8 @@ class GroupReleaseTally:
 
     def owner(self, item: dict[str, Any]) -> Project | None:
         """The project a listed release belongs to, if it is one of ours."""
-        links = item.get("_links")
-        link = links.get("self") if isinstance(links, dict) else None
-        if isinstance(link, str) and (url := _project_part(link, "/-/releases/")) is not None:
+        link = _self_link(item)
+        if link is not None and (url := _project_part(link, "/-/releases/")) is not None:
             return self._by_url.get(url)
         tag_path = item.get("tag_path")
         if isinstance(tag_path, str) and (path := _project_part(tag_path, "/-/tags/")) is not None:
@@ -109,9 +114,7 @@ class GroupReleaseTally:
 
     @staticmethod
     def _names_a_project(item: dict[str, Any]) -> bool:
-        links = item.get("_links")
-        link = links.get("self") if isinstance(links, dict) else None
-        return isinstance(link, str) or isinstance(item.get("tag_path"), str)
+        return _self_link(item) is not None or isinstance(item.get("tag_path"), str)
 
     def add_page(self, items: list[Any]) -> None:
         """Take one page of the listing, newest release first.
