@@ -197,7 +197,15 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
         _print_json(data)
         return 0
     if not statuses:
-        out.print("Nothing is indexed yet. Run 'python -m bot.cli index build' to build the index.")
+        if await engine.sources():  # built, but no source is answered from
+            out.print(
+                "No source is indexed: none qualifies. "
+                "Run 'python -m bot.cli index sources' to see why each one was left out."
+            )
+        else:
+            out.print(
+                "Nothing is indexed yet. Run 'python -m bot.cli index build' to build the index."
+            )
         return 0
     table = Table(title="index status")
     columns = ("source", "commit", "release", "indexed", "refreshed", "stale", "docs", "chunks")

@@ -56,7 +56,12 @@ def configuration(world: World) -> None:
 @given(parsers.parse('the configuration excludes "{name}"'))
 def configuration_excludes(world: World, name: str) -> None:
     path = world.root / "phpbotscout.toml"
-    path.write_text(path.read_text().replace("[sources]\n", f'[sources]\nexclude = ["{name}"]\n'))
+    text = path.read_text()
+    if "exclude = [" in text:  # a further exclusion joins the list
+        text = text.replace("exclude = [", f'exclude = ["{name}", ', 1)
+    else:
+        text = text.replace("[sources]\n", f'[sources]\nexclude = ["{name}"]\n')
+    path.write_text(text)
 
 
 @given(parsers.parse("the index has been built"))

@@ -34,3 +34,11 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli index status --json`
     Then the exit code is 0
     And the status lists "widgets" as fresh
+
+  Scenario: When no repository qualifies, the status points to the reasons
+    Given the configuration excludes "widgets"
+    And the index has been built
+    When I run `python -m bot.cli index status`
+    Then the exit code is 0
+    And the output says "none qualifies"
+    And the output says "python -m bot.cli index sources"

@@ -142,6 +142,19 @@ def test_every_command_has_help():
     assert all(helps.values()), helps
 
 
+def test_status_with_no_source_qualifying_points_to_the_reasons(configured, capsys):
+    config = configured / "phpbotscout.toml"
+    config.write_text(
+        config.read_text().replace("[sources]\n", '[sources]\nexclude = ["widgets"]\n')
+    )
+    assert run(capsys, "index", "build")[0] == 0
+    code, out, _ = run(capsys, "index", "status")
+    assert code == 0
+    assert "none qualifies" in out
+    assert "python -m bot.cli index sources" in out
+    assert "index build" not in out
+
+
 def test_status_and_sources_before_any_build_say_how_to_build(configured, capsys):
     for command in (["index", "status"], ["index", "sources"]):
         code, out, _ = run(capsys, *command)
