@@ -83,7 +83,9 @@ async def on_feedback(
 ) -> None:
     """Record a helpful / not helpful press; pressing again changes the vote."""
     interaction = event.interaction
-    vote = messages.pressed(interaction, FEEDBACK_PREFIX, parse_feedback_id)
+    vote = messages.pressed(
+        interaction.custom_id, FEEDBACK_PREFIX, parse_feedback_id, reference=interaction.id
+    )
     if vote is None:
         return
     reference = str(interaction.id)

@@ -129,17 +129,17 @@ async def update_pressed(interaction: hikari.ComponentInteraction, reply: Reply)
 
 
 def pressed(
-    interaction: hikari.ComponentInteraction, prefix: str, parse: Callable[[str], T | None]
+    custom_id: str, prefix: str, parse: Callable[[str], T | None], *, reference: object
 ) -> T | None:
     """What a press of one of a command's buttons asks for.
 
     ``None`` when the button is another command's (its custom id lacks ``prefix``), or when
-    its id cannot be read, which is logged: every listener hears every press.
+    its id cannot be read, which is logged with ``reference`` (the interaction's id): every
+    listener hears every press.
     """
-    custom_id = interaction.custom_id
     if not custom_id.startswith(prefix):
         return None
     parsed = parse(custom_id)
     if parsed is None:
-        log.warning("interaction %s: unreadable button id %r", interaction.id, custom_id)
+        log.warning("interaction %s: unreadable button id %r", reference, custom_id)
     return parsed

@@ -54,7 +54,9 @@ async def on_page(
 ) -> None:
     """Show the page a Previous / Next button asks for, in place."""
     interaction = event.interaction
-    page = messages.pressed(interaction, SOURCES_PREFIX, parse_sources_page_id)
+    page = messages.pressed(
+        interaction.custom_id, SOURCES_PREFIX, parse_sources_page_id, reference=interaction.id
+    )
     if page is None:
         return
     states = await engine.sources()
