@@ -34,7 +34,6 @@ from bot import config as config_module
 from bot.answer.composer import Answer, Usage
 from bot.answer.grounding import judge, settle
 from bot.answer.prompt import user_message
-from bot.config import project_root
 from bot.engine import Engine
 from bot.index import records
 from tests.fakes.anthropic_server import KEY, Behaviour, FakeAnthropic, tool_call
@@ -88,13 +87,16 @@ async def run(repos: Path | None, questions: list[str], rounds: int) -> dict[str
     server.script(grounded_reply)
     try:
         with tempfile.TemporaryDirectory(prefix="phpbotscout-overhead-") as tmp:
-            local = [str(p) for p in ([repos] if repos else [project_root()])]
-            config = config_module.from_mapping(
-                {"sources": {"local": local}, "index": {"path": "overhead.sqlite"},
-                 "answer": {"provider": "anthropic", "timeout": 30}},
-                env={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url},
-                base=Path(tmp),
-            )  # fmt: skip
+            env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url}
+            if repos is None:  # the embedded default itself: its corpus, its rules
+                config = config_module.load(None, {**env, "XDG_DATA_HOME": tmp}, Path(tmp))
+            else:
+                config = config_module.from_mapping(
+                    {"sources": {"local": [str(repos)]}, "index": {"path": "overhead.sqlite"},
+                     "answer": {"provider": "anthropic", "timeout": 30}},
+                    env=env,
+                    base=Path(tmp),
+                )  # fmt: skip
             async with await Engine.open(config) as engine:
                 await engine.refresh()
                 for q in questions[:3]:  # warm up: SDK import, connection pool, page cache
