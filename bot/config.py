@@ -92,6 +92,8 @@ class Config:
     ssh_known_hosts: Path | None
     refresh_interval: float
     markdown_scope: str
+    # How long a docs site seen answering is trusted without asking it again (0: every run).
+    site_check_interval: float
     gitlab_api_url: str
     gitlab_group: str | None
     gitlab_siteless_subgroups: tuple[str, ...]
@@ -108,8 +110,6 @@ class Config:
     discord_max_concurrent_answers: int
     webhook_listen: tuple[str, int] | None
     secrets: Secrets = field(default_factory=Secrets)
-    # How long a docs site seen answering is trusted without asking it again (0: every run).
-    site_check_interval: float = 24 * 3600.0
     # The Anthropic SDK's own ANTHROPIC_BASE_URL, read here so the engine never reads the
     # environment itself; None means the SDK's default address.
     anthropic_base_url: str | None = None
@@ -139,6 +139,22 @@ _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 def parse_duration(key: str, value: object) -> float:
     """Parse ``90``, ``"90s"``, ``"30m"``, ``"6h"``, ``"1d"`` or ``"1h30m"`` into seconds."""
     allowed = "a positive number of seconds or a duration such as '90s', '30m', '6h', '1d'"
+    seconds = _seconds(key, value, allowed)
+    if seconds == 0:
+        raise _fail(key, value, allowed)
+    return seconds
+
+
+def _duration_or_zero(key: str, value: object) -> float:
+    """A duration, or zero for "every time": what the site check interval accepts."""
+    allowed = "0 (ask every run) or a duration such as '90s', '30m', '6h', '1d'"
+    if isinstance(value, str) and value.strip() == "0":
+        return 0.0
+    return _seconds(key, value, allowed)
+
+
+def _seconds(key: str, value: object, allowed: str) -> float:
+    """A number of seconds or a duration with units, as seconds; never negative."""
     if isinstance(value, bool):
         raise _fail(key, value, allowed)
     if isinstance(value, int | float):
@@ -151,21 +167,9 @@ def parse_duration(key: str, value: object) -> float:
         seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
     else:
         raise _fail(key, value, allowed)
-    if seconds <= 0:
+    if not seconds >= 0:  # negative, or nan
         raise _fail(key, value, allowed)
     return seconds
-
-
-def _duration_or_zero(key: str, value: object) -> float:
-    """A duration, or ``0`` / ``"0"`` for "never": what the site check interval accepts."""
-    if not isinstance(value, bool) and value in (0, "0", "0s"):
-        return 0.0
-    try:
-        return parse_duration(key, value)
-    except ConfigError:
-        raise _fail(
-            key, value, "0 (ask every run) or a duration such as '90s', '30m', '6h', '1d'"
-        ) from None
 
 
 def _string(key: str, value: object) -> str:

@@ -45,6 +45,8 @@ def test_relative_paths_resolve_against_the_file(tmp_path):
         ('[index]\nsite_check_interval = "daily"\n', "index.site_check_interval", "0 (ask"),
         ("[index]\nsite_check_interval = -5\n", "index.site_check_interval", "'6h'"),
         ("[index]\nsite_check_interval = true\n", "index.site_check_interval", "duration"),
+        ("[index]\nrefresh_interval = nan\n", "index.refresh_interval", "positive"),
+        ("[index]\nsite_check_interval = nan\n", "index.site_check_interval", "0 (ask"),
         ('[indx]\npath = "x"\n', "indx.path", "known sections"),
         ('[index]\npaht = "x"\n', "index.paht", "keys in [index] are"),
         ('[discord]\nrate_limit = "lots"\n', "discord.rate_limit", "COUNT/DURATION"),
@@ -64,7 +66,15 @@ def test_bad_values_name_the_key_the_value_and_what_is_allowed(tmp_path, text, k
 
 @pytest.mark.parametrize(
     ("value", "seconds"),
-    [(None, 86400.0), ('"0"', 0.0), ("0", 0.0), ('"90m"', 5400.0), ("3600", 3600.0)],
+    [
+        (None, 86400.0),
+        ('"0"', 0.0),
+        ("0", 0.0),
+        ('"0m"', 0.0),
+        ("0.0", 0.0),
+        ('"90m"', 5400.0),
+        ("3600", 3600.0),
+    ],
 )
 def test_the_site_check_interval_takes_a_duration_or_zero(tmp_path, value, seconds):
     extra = f"[index]\nsite_check_interval = {value}\n" if value is not None else ""
