@@ -68,10 +68,10 @@ def normalise_breaks(text: str) -> str:
     return _LINE_BREAKS.sub("\n", text)
 
 
-def fold_char(ch: str) -> str:
+def _fold_char(ch: str) -> str:
     """What one character of NFKD-normalised text folds to (the empty string: dropped)."""
-    if ch in _LOOK_ALIKE_CHARS:
-        return ch.translate(_LOOK_ALIKES)
+    if (look_alike := _LOOK_ALIKES.get(ord(ch))) is not None:
+        return str(look_alike)
     category = unicodedata.category(ch)
     if category in ("Cf", "Mn", "Me"):
         return ""  # zero-width characters and combining marks are invisible padding
@@ -79,7 +79,7 @@ def fold_char(ch: str) -> str:
 
 
 class _FoldTable(dict[int, str]):
-    """``fold_char`` as a ``str.translate`` table, each character worked out once.
+    """``_fold_char`` as a ``str.translate`` table, each character worked out once.
 
     Folding runs over every passage of every answer, and passages in most languages (or
     just typographic dashes and quotes) are not ASCII; a per-character Python loop made it
@@ -89,13 +89,12 @@ class _FoldTable(dict[int, str]):
     """
 
     def __missing__(self, code: int) -> str:
-        folded = fold_char(chr(code))
+        folded = _fold_char(chr(code))
         if len(self) < _FOLD_TABLE_SIZE:
             self[code] = folded
         return folded
 
 
-_LOOK_ALIKE_CHARS = frozenset(chr(code) for code in _LOOK_ALIKES)
 _FOLD_TABLE_SIZE = 1 << 16
 _FOLD_TABLE = _FoldTable()
 
