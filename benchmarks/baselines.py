@@ -27,7 +27,7 @@ from retrieval_common import (
     Passage,
     StoredChunk,
     add_index_options,
-    build_index,
+    chosen_index,
     load_questions,
     measure,
     measure_async,
@@ -125,14 +125,9 @@ def main() -> int:
     args = parser.parse_args()
     questions = load_questions(args.questions)
     with tempfile.TemporaryDirectory(prefix="phpbotscout-baselines-") as tmp:
-        build: dict[str, float] = {}
-        if args.index:
-            index = args.index
-        elif args.repos:
-            mode = "hybrid" if args.hybrid else "bm25"
-            index, build[f"ours ({mode})"] = build_index(args.repos, Path(tmp), mode)
-        else:
-            parser.error("give --repos DIR or --index PATH")
+        mode = "hybrid" if args.hybrid else "bm25"
+        index, seconds = chosen_index(parser, args, Path(tmp), mode)
+        build: dict[str, float] = {} if seconds is None else {f"ours ({mode})": seconds}
         chunks = read_chunks(index)
         results = asyncio.run(ours(index, questions, args.hybrid))
         for name, make in (("bm25s", bm25s_search), ("tantivy", tantivy_search)):

@@ -39,7 +39,7 @@ def main() -> int:
     args = parser.parse_args()
     questions = load_questions(args.questions)
     with tempfile.TemporaryDirectory(prefix="phpbotscout-nocode-build-") as tmp:
-        index = chosen_index(parser, args, Path(tmp), "bm25")
+        index, _ = chosen_index(parser, args, Path(tmp), "bm25")
         print(table(asyncio.run(measure_variants(index, VARIANTS, questions, hybrid=False))))
     return 0
 

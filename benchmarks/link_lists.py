@@ -50,7 +50,7 @@ def main() -> int:
     args = parser.parse_args()
     questions = load_questions(args.questions)
     with tempfile.TemporaryDirectory(prefix="phpbotscout-linklists-build-") as tmp:
-        index = chosen_index(parser, args, Path(tmp), "hybrid" if args.hybrid else "bm25")
+        index, _ = chosen_index(parser, args, Path(tmp), "hybrid" if args.hybrid else "bm25")
         print(f"link-list sections in the index: {count_link_lists(index)}")
         print(table(asyncio.run(measure_variants(index, VARIANTS, questions, hybrid=args.hybrid))))
     return 0

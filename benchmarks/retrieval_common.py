@@ -100,12 +100,15 @@ def add_index_options(parser: argparse.ArgumentParser) -> None:
 
 def chosen_index(
     parser: argparse.ArgumentParser, args: argparse.Namespace, directory: Path, mode: str
-) -> Path:
-    """The index ``--index`` names, or one built from ``--repos`` into ``directory``."""
+) -> tuple[Path, float | None]:
+    """The index ``--index`` names, or one built from ``--repos`` into ``directory``.
+
+    Also the seconds the build took, or ``None`` when the index was given.
+    """
     if args.index:
-        return Path(args.index)
+        return Path(args.index), None
     if args.repos:
-        return build_index(args.repos, directory, mode)[0]
+        return build_index(args.repos, directory, mode)
     parser.error("give --repos DIR or --index PATH")
 
 
