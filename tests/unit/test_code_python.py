@@ -207,3 +207,30 @@ def test_module_level_branches_are_module_level_but_not_main_or_type_checking():
         ("console", 6, 7),
         ("LIMIT", 11, 11),
     ]
+
+
+def test_the_branch_an_import_runs_of_a_type_checking_or_main_test_is_chunked():
+    source = (
+        b"import typing\n"
+        b"if typing.TYPE_CHECKING:\n"
+        b"    def helper():\n"
+        b'        """For type checkers only."""\n'
+        b"else:\n"
+        b"    def helper():\n"
+        b'        """What runs."""\n'
+        b"if not TYPE_CHECKING:\n"
+        b"    def other():\n"
+        b'        """Also what runs."""\n'
+        b'if "__main__" == __name__:\n'
+        b"    def main():\n"
+        b'        """Run as a script."""\n'
+        b"else:\n"
+        b"    def imported():\n"
+        b'        """Run on import."""\n'
+    )
+    chunks = chunk_code("pkg/runs.py", source)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+        ("helper", 6, 7),
+        ("other", 9, 10),
+        ("imported", 15, 16),
+    ]

@@ -13,7 +13,8 @@ Rules, the Go ones carried over to Python's conventions:
   it is exported says nothing about whether people ask for it;
 - module level includes the branches of a module-level ``if`` or ``try`` (a definition per
   Python version or platform, a fallback when an import fails), but not the body of
-  ``if __name__ == "__main__"`` or ``if TYPE_CHECKING``, which no importer runs;
+  ``if __name__ == "__main__"`` or ``if TYPE_CHECKING``, which no importer runs (their
+  ``else`` branches are what an importer runs, so those are included);
 - a file whose leading comments say it was generated is skipped.
 
 ``ast`` numbers lines as Python reads them (a lone carriage return also ends a line);
@@ -129,8 +130,8 @@ class _Walker:
                 yield from self.definition(node, ())
             elif isinstance(node, ast.Assign | ast.AnnAssign):
                 yield from self.constant(node)
-            elif isinstance(node, ast.If) and not _runs_only_apart(node.test):
-                pending.extend(reversed([*node.body, *node.orelse]))
+            elif isinstance(node, ast.If):
+                pending.extend(reversed(_imported_branches(node)))
             elif isinstance(node, ast.Try | ast.TryStar):
                 branches = [*node.body, *(s for h in node.handlers for s in h.body)]
                 pending.extend(reversed([*branches, *node.orelse, *node.finalbody]))
@@ -204,14 +205,32 @@ class _Walker:
         return not text or text.startswith(b"#")
 
 
-def _runs_only_apart(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (a script's entry) or ``TYPE_CHECKING`` (type checkers')."""
-    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-    names |= {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute)}
-    return "TYPE_CHECKING" in names or (
-        "__name__" in names
-        and any(isinstance(n, ast.Constant) and n.value == "__main__" for n in ast.walk(test))
-    )
+def _imported_branches(node: ast.If) -> list[ast.stmt]:
+    """The statements of a module-level ``if`` that importing the module may run.
+
+    Both branches, unless the test is ``TYPE_CHECKING`` (true only for type checkers) or
+    ``__name__ == "__main__"`` (true only when run as a script), or the negation of one:
+    then only the branch an import runs.
+    """
+    test, negated = node.test, False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    if not _never_on_import(test):
+        return [*node.body, *node.orelse]
+    return node.body if negated else node.orelse
+
+
+def _never_on_import(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` (``typing.TYPE_CHECKING``) or ``__name__ == "__main__"``, as written."""
+    if isinstance(test, ast.Name | ast.Attribute):
+        return (test.id if isinstance(test, ast.Name) else test.attr) == "TYPE_CHECKING"
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    if not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    named = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+    return named and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
 
 
 def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
