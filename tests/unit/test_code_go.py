@@ -240,6 +240,11 @@ def test_a_file_with_nothing_that_parses_is_skipped_with_the_line():
         chunk_code("x.go", b"package p\n\nfunc F( {\n")
 
 
+def test_an_error_in_a_body_of_a_file_with_nothing_worth_keeping_is_no_syntax_error():
+    # Nothing is lost to the error, so the file is an ordinary "nothing documented" skip.
+    assert chunk_code("main.go", b"package main\n\nfunc main() {\n\tx := [}\n}\n") == []
+
+
 def test_a_declaration_that_does_not_parse_is_left_out_and_the_rest_kept():
     source = b"package p\n\n// A is fine.\nfunc A() {}\n\n// B is not.\nfunc B( {\n"
     chunks = chunk_code("x.go", source)

@@ -202,6 +202,10 @@ def test_a_file_with_nothing_that_parses_is_skipped_with_the_line():
         chunk_code("src/bad.rs", b"// Broken.\npub fn broken( {\n")
 
 
+def test_an_error_in_a_private_body_of_a_file_with_nothing_public_is_no_syntax_error():
+    assert chunk_code("src/main.rs", b"fn main() {\n    let x = try!(run());\n}\n") == []
+
+
 def test_items_a_macro_call_wraps_in_braces_are_chunked_with_the_files_lines():
     source = (
         b"cfg_rt! {\n"

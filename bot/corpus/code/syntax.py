@@ -48,21 +48,27 @@ def readable(symbols: Iterable[Symbol], root: Node, lines: SourceLines, what: st
     left out, never chunked from a guessed tree, since a recovered tree can place a body
     inside a signature. An error inside a body touches no stored line.
 
+    A file with nothing worth keeping and an error only inside declarations (a ``main``
+    package's broken function body) lost nothing to the error, and is returned empty.
+
     Raises:
-        Unchunkable: the file has a syntax error and no declaration was readable; the
-            message names the error's line.
+        Unchunkable: the file has a syntax error, and either every declaration worth keeping
+            touches it, or none was found and the error stands between declarations, where
+            it may hide some; the message names the error's line.
     """
+    symbols = list(symbols)
     if not root.has_error:
-        return list(symbols)
+        return symbols
     broken = _error_lines(root, lines)
     kept = [
         s
         for s in symbols
         if not any(first <= s.last_line and s.first_line <= last for first, last in broken)
     ]
-    if not kept:
-        raise Unchunkable(f"{what} syntax error near line {broken[0][0]}")
-    return kept
+    between = any(child.is_error or child.is_missing for child in root.children)
+    if kept or (not symbols and not between):
+        return kept
+    raise Unchunkable(f"{what} syntax error near line {broken[0][0]}")
 
 
 def _error_lines(root: Node, lines: SourceLines) -> list[tuple[int, int]]:
