@@ -1,10 +1,9 @@
 """Other words for what a question says: the vocabulary gaps a stemmer cannot close.
 
 The index stems with Porter, which joins regular inflections (``configure``/``configured``)
-but not the three ways people and documentation part company most often:
+but not two of the ways people and documentation part company most often:
 
 - irregular forms: a question asks how to *hide* a command, the page says it is *hidden*;
-- shorthand: a question says *env var*, the page says *environment variable*;
 - phrasal verbs and plain synonyms: a question asks how to *turn on* a feature, the heading
   says *Enable*.
 

@@ -1,4 +1,4 @@
-"""A question becomes an FTS5 query (indexing reference, "How a question becomes a query").
+"""A question becomes an FTS5 query (docs/retrieval.md, "From a question to a search").
 
 Nothing from the question survives as query syntax: it is cut into words, each word is
 lowercased and quoted as a literal, and the words are joined with OR. Quoting is what turns
@@ -50,8 +50,10 @@ def question_words(question: str) -> list[str]:
 def identifiers(question: str) -> dict[str, list[str]]:
     """The question's compound identifiers, lowercased as searched, with their words.
 
-    ``WithBaseURL`` gives ``{"withbaseurl": ["with", "base", "url"]}``. They are found and
-    split exactly as the index splits the identifiers it holds (``compound_words``).
+    ``WithBaseURL`` gives ``{"withbaseurl": ["with", "base", "url"]}``: camelCase and
+    PascalCase names, split as the index splits them (``compound_words``). A snake_case name
+    is not one here: like the index's tokenizer, the question's words are cut at underscores,
+    so ``max_recv_msg_size`` is already searched as its words.
     """
     found: dict[str, list[str]] = {}
     for word in _WORD.findall(question):
