@@ -1,6 +1,7 @@
 import pytest
 
 from bot.corpus.code import Unchunkable, chunk_code
+from bot.corpus.code.source import CODE_WEIGHT, UNEXPORTED_WEIGHT
 from tests.unit.codechecks import assert_honest, lines_of
 
 LIB = b"""//! Widgets for everyone.
@@ -153,6 +154,12 @@ def test_constants_hold_their_values():
     )
     assert symbols["PAGE_SIZE"].terms == "page size"
     assert symbols["RETRY_LIMIT"].text == "const RETRY_LIMIT: u32 = 3;"
+
+
+def test_a_constant_without_pub_ranks_at_half_weight_as_in_go_and_python():
+    symbols = by_symbol(LIB)
+    assert symbols["PAGE_SIZE"].weight == CODE_WEIGHT
+    assert symbols["RETRY_LIMIT"].weight == CODE_WEIGHT * UNEXPORTED_WEIGHT
 
 
 def test_inline_modules_have_their_docs_and_items():

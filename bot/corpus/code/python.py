@@ -163,8 +163,7 @@ class _Walker:
             return
         first = self.comments_above(self.line(node.lineno))
         last = self.line(node.end_lineno or node.lineno)
-        private = name.startswith("_")
-        yield Symbol(name, name, (name,), first, last, (name,), exported=not private)
+        yield Symbol(name, name, (name,), first, last, (name,), exported=_public(name))
 
     def comments_above(self, line: int) -> int:
         """The first of the ``#`` comment lines directly above ``line`` (no blank between)."""

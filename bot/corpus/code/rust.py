@@ -10,7 +10,8 @@ Rules, the Go ones carried over to Rust's conventions:
   to their opening brace, with each of their items a chunk of its own (``Trait.method``);
 - methods of an inherent ``impl Type`` block are ``Type.method``; trait implementations are
   left out (their documentation is the trait's);
-- every ``const``, public or not, and every ``pub static`` is a chunk holding its value;
+- every ``const``, public or not, and every ``pub static`` is a chunk holding its value (a
+  ``const`` without ``pub`` ranks at half weight, as private constants do in Go and Python);
 - ``#[cfg(test)]`` modules and files whose header says they were generated are skipped.
 """
 
@@ -133,7 +134,10 @@ def _item(
     elif kind in _WHOLE_ITEMS or kind == "associated_type":
         if scope.in_trait or _public(item):
             yield _symbol(scope, index, item, lines, _last_line(item, lines))
-    elif kind == "const_item" or (kind == "static_item" and _public(item)):
+    elif kind == "const_item":  # every constant, as in Go: its value answers "the default?"
+        exported = scope.in_trait or _public(item)
+        yield _symbol(scope, index, item, lines, _last_line(item, lines), exported=exported)
+    elif kind == "static_item" and _public(item):
         yield _symbol(scope, index, item, lines, _last_line(item, lines))
     elif kind == "trait_item" and _public(item):
         yield _symbol(scope, index, item, lines, _signature_end(item, lines))
@@ -183,13 +187,20 @@ def _macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
 
 
 def _symbol(
-    scope: _Scope, index: int, item: Node, lines: SourceLines, last: int, title: str = ""
+    scope: _Scope,
+    index: int,
+    item: Node,
+    lines: SourceLines,
+    last: int,
+    title: str = "",
+    *,
+    exported: bool = True,
 ) -> Symbol:
     name = text_of(item.child_by_field_name("name"))
     symbol = title or (f"{scope.owner}.{name}" if scope.owner else name)
     first = doc_start(scope.items, index, lines, _attaches)
     names = (scope.owner, name) if scope.owner else (name,)
-    return Symbol(symbol, symbol, (*scope.path, symbol), first, last, names)
+    return Symbol(symbol, symbol, (*scope.path, symbol), first, last, names, exported=exported)
 
 
 def _last_line(node: Node, lines: SourceLines) -> int:

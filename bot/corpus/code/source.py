@@ -73,7 +73,8 @@ class Symbol:
             are left out on measurement: in the terms column they made every struct with
             an ``EnvVars`` field an answer to questions about environment variables.
         exported: whether code outside the package or module can use it (the only symbols
-            kept that it cannot are constants: Go's unexported ones, Python's private ones).
+            kept that it cannot are constants: Go's unexported ones, Python's private ones,
+            Rust's without ``pub``).
     """
 
     symbol: str
