@@ -251,6 +251,20 @@ def test_a_declaration_that_does_not_parse_is_left_out_and_the_rest_kept():
     assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("A", 3, 4)]
 
 
+def test_every_declaration_an_error_touches_is_left_out_not_only_the_first():
+    source = (
+        b"package p\n\n// A is fine.\nfunc A() {}\n\n// B is not.\nfunc B(x int {\n}\n\n"
+        b"// C is fine.\nfunc C() {}\n\n// D is not.\nfunc D(y int {\n}\n\n"
+        b"// E is fine.\nfunc E() {}\n"
+    )
+    chunks = chunk_code("x.go", source)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+        ("A", 3, 4),
+        ("C", 10, 11),
+        ("E", 17, 18),
+    ]
+
+
 def test_a_file_without_a_package_clause_is_skipped():
     with pytest.raises(Unchunkable, match="no package clause"):
         chunk_code("x.go", b"// just a comment\n")

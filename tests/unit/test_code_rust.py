@@ -209,6 +209,19 @@ def test_a_file_with_nothing_that_parses_is_skipped_with_the_line():
         chunk_code("src/bad.rs", b"// Broken.\npub fn broken( {\n")
 
 
+def test_inner_docs_inside_a_macro_call_are_not_the_modules_docs():
+    source = (
+        b"cfg_rt! {\n"
+        b"    //! Not the module's docs.\n"
+        b"\n"
+        b"    /// Spawns a task.\n"
+        b"    pub fn spawn() {}\n"
+        b"}\n"
+    )
+    chunks = chunk_code("src/rt.rs", source)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("spawn", 4, 5)]
+
+
 def test_an_error_in_a_private_body_of_a_file_with_nothing_public_is_no_syntax_error():
     assert chunk_code("src/main.rs", b"fn main() {\n    let x = try!(run());\n}\n") == []
 
