@@ -19,3 +19,26 @@ Feature: A question that names a repository
     Then the exit code is 0
     And passages 1 to 7 come from "widgets"
     And passage 8 comes from "handbook"
+
+  Scenario: A misspelled identifier is searched by its words inside the named repository too
+    Given a git repository "widgets" holding "docs/storage.md":
+      """
+      # Storage
+
+      ## Reading settings from a file
+
+      Settings are read from the file path given with --config.
+      """
+    And a git repository "handbook" holding "guide.md":
+      """
+      # Handbook
+
+      ## Widgets file formats
+
+      Widgets keep each widgets file in the widgets file format.
+      """
+    And a configuration indexing those repositories
+    And the index has been built
+    When I run `python -m bot.cli ask "widgets: what is FilePaht for?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 comes from "widgets"
