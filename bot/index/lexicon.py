@@ -92,7 +92,7 @@ def _single_word_alternatives(text: str) -> dict[str, tuple[str, ...]]:
 
 
 _ALTERNATIVES = _single_word_alternatives(_GROUPS)
-LONGEST_FORM = max(len(form.split()) for form in _ALTERNATIVES)
+_LONGEST_FORM = max(len(form.split()) for form in _ALTERNATIVES)
 
 
 def alternatives(words: Sequence[str]) -> list[str]:
@@ -106,7 +106,7 @@ def alternatives(words: Sequence[str]) -> list[str]:
     present = set(words)
     found: list[str] = []
     for position in range(len(words)):
-        for width in range(LONGEST_FORM, 0, -1):
+        for width in range(_LONGEST_FORM, 0, -1):
             form = " ".join(words[position : position + width])
             for other in _lookup(form):
                 if other not in present and other not in found:

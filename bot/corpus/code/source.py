@@ -139,11 +139,11 @@ class SourceLines:
 
     def chunks_of(self, symbols: Iterable[Symbol]) -> list[Chunk]:
         """Every symbol's chunks, in the order their text stands in the file."""
-        chunks = [chunk for symbol in symbols for chunk in self.chunks(symbol)]
+        chunks = [chunk for symbol in symbols for chunk in self._chunks(symbol)]
         chunks.sort(key=lambda c: c.start_byte)
         return chunks
 
-    def chunks(self, symbol: Symbol) -> list[Chunk]:
+    def _chunks(self, symbol: Symbol) -> list[Chunk]:
         """The chunks holding ``symbol``'s lines: one, or several when over the ceiling."""
         first = max(1, symbol.first_line)
         last = min(self.count, max(first, symbol.last_line))
