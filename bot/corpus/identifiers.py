@@ -40,7 +40,6 @@ conns connections
 ctx context
 db database
 del delete
-desc description
 dest destination
 dir directory
 dirs directories
@@ -57,7 +56,6 @@ func function
 hdr header
 idx index
 impl implementation
-init initialize
 len length
 lib library
 msg message
@@ -75,7 +73,6 @@ recv receive
 ref reference
 req request
 resp response
-sig signature
 spec specification
 src source
 str string
