@@ -37,6 +37,7 @@ from bot.forge.base import (
     Unknown,
 )
 from bot.forge.origin import origin, same_origin
+from bot.forge.predicate import same_path
 from bot.forge.releases import GroupReleaseTally
 
 log = logging.getLogger(__name__)
@@ -227,7 +228,7 @@ class GitLabForge:
         """Read the group's release listing while it pays; return what it settled."""
         tally = GroupReleaseTally(group, projects)
         # The numeric id works on every version that has the endpoint; the path only on newer.
-        ids = {p.namespace_id for p in projects if p.namespace.lower() == group.lower()}
+        ids = {p.namespace_id for p in projects if same_path(p.namespace, group)}
         ref = str(ids.pop()) if len(ids) == 1 and None not in ids else quote(group, safe="")
         page = "1"
         while True:

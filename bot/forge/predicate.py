@@ -90,6 +90,11 @@ def excluded_by(project_path: str, policy: Policy) -> str | None:
     return None
 
 
+def same_path(a: str, b: str) -> bool:
+    """Whether two forge paths name the same group or project (case and outer slashes aside)."""
+    return _norm(a) == _norm(b)
+
+
 def in_group(namespace: str, group: str) -> bool:
     """Whether ``namespace`` is ``group`` or one of its subgroups."""
     ns, grp = _norm(namespace), _norm(group)

@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bot.forge.base import NO_RELEASE, NoRelease, Project, Release
+from bot.forge.predicate import same_path
 
 
 def _norm(text: str) -> str:
@@ -135,7 +136,7 @@ class GroupReleaseTally:
                 self.anonymous = True
             if project is None or project.id in self.latest or project.id in self.hidden:
                 continue
-            if _norm(project.namespace) != _norm(self.group):
+            if not same_path(project.namespace, self.group):
                 self.subgroups_listed = True
             tag = item.get("tag_name")
             if not isinstance(tag, str) or not tag:
@@ -175,7 +176,7 @@ class GroupReleaseTally:
         for project in self.projects:
             if project.id in settled:
                 continue
-            own = _norm(project.namespace) == _norm(self.group)
+            own = same_path(project.namespace, self.group)
             proven = complete and not self.anonymous and (own or self.subgroups_listed)
             if proven and project.id not in self.hidden:
                 settled[project.id] = NO_RELEASE

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from bot.forge.base import Project, SiteCheck, Unknown
 from bot.forge.candidates import Verdict
 from bot.forge.feed import parse_feed
-from bot.forge.predicate import Policy, SiteFacts, decide, excluded_by, screen
+from bot.forge.predicate import Policy, SiteFacts, decide, excluded_by, same_path, screen
 
 POLICY = Policy("acme", exclude=("infra", "acme/secret-docs"), siteless_subgroups=("go", "rust"))
 ANSWERS = SiteCheck(True, "HTTP 200")
@@ -191,3 +191,9 @@ def test_the_feed_takes_paths_or_objects_and_refuses_anything_else():
     assert isinstance(parse_feed(b'{"projects": []}'), Unknown)
     assert isinstance(parse_feed(b'["acme/a", 3]'), Unknown)
     assert isinstance(parse_feed(b"not json"), Unknown)
+
+
+def test_paths_are_the_same_whatever_their_case_and_outer_slashes():
+    assert same_path("Acme/Go/", "acme/go")
+    assert not same_path("acme/go", "acme/gone")
+    assert not same_path("acme/go/lib", "acme/go")
