@@ -193,8 +193,8 @@ class _Transactor:
         # Made on the thread that uses it: sqlite3 connections stay on their own thread.
         try:
             conn = sqlite3.connect(self._path, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout = 10000")
-            conn.execute("PRAGMA foreign_keys = ON")
+            for statement in _EVERY_CONNECTION:
+                conn.execute(statement)
         except sqlite3.Error as exc:
             raise _unreadable(self._path, exc) from None
         self._conn = conn
@@ -229,6 +229,10 @@ class _Transactor:
             self._conn = None
 
 
+# What every connection to the index is opened with, reader or writer.
+_EVERY_CONNECTION = ("PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON")
+
+
 async def _connect(path: Path) -> aiosqlite.Connection:
     try:
         conn = await aiosqlite.connect(path, isolation_level=None)
@@ -239,7 +243,7 @@ async def _connect(path: Path) -> aiosqlite.Connection:
 
 
 async def _configure(conn: aiosqlite.Connection, path: Path, *, wal: bool) -> None:
-    pragmas = ["PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON"]
+    pragmas = list(_EVERY_CONNECTION)
     if wal:
         pragmas += ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"]
     try:
