@@ -109,6 +109,25 @@ async def test_a_refused_listing_falls_back_to_one_lookup_per_project(fake: Fake
     assert len(_one_by_one(fake)) == len(ESTATE)
 
 
+async def test_an_unreadable_listing_falls_back_to_one_lookup_per_project(fake: FakeGitLab):
+    _listed(fake, ESTATE)
+    fake.rules = [Rule(r"/groups/[^/]+/releases$", status=200)]  # an object, not a list
+    assert await _latest(fake) == EXPECTED
+    assert len(_one_by_one(fake)) == len(ESTATE)
+
+
+async def test_a_listing_that_never_answers_makes_every_release_unknown_without_asking_more(
+    fake: FakeGitLab,
+):
+    _listed(fake, ESTATE)
+    fake.rules = [Rule(r"/groups/[^/]+/releases$", delay=5.0)]
+    async with GitLabForge(fake.api, Secret(TOKEN), timeout=0.5) as forge:
+        projects = await forge.group_projects(fake.group)
+        answers = await forge.latest_releases(fake.group, projects)
+    assert all(isinstance(answers[p.id], Unknown) for p in projects)
+    assert _one_by_one(fake) == []  # the same host: asking each would only wait again
+
+
 async def test_an_older_gitlab_without_subgroups_or_paths_gets_the_same_answers(fake: FakeGitLab):
     _listed(fake, {"acme/handbook": "v2.0", "acme/go/lib": "v1.3", "acme/go/other": None})
     fake.releases_include_subgroups = False
