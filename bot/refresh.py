@@ -123,6 +123,7 @@ async def refresh(
 
         due = await _due(config, store) if due_only else None
         outcomes = []
+        scope = DOCUMENTATION_ONLY if config.embedded else Scope()
         for candidate in candidates:
             if candidate.origin != "local" or not candidate.admitted:
                 continue
@@ -131,7 +132,6 @@ async def refresh(
             ):
                 continue
             progress.source_started(candidate.name)
-            scope = DOCUMENTATION_ONLY if config.embedded else Scope()
             outcome = await refresh_local(
                 store, candidate, scope=scope, force=force, progress=progress
             )
