@@ -61,6 +61,12 @@ def test_exclusion_covers_everything_under_a_named_namespace():
     assert excluded_by("acme/infrastructure", POLICY) is None
 
 
+def test_an_exclusion_naming_no_path_excludes_nothing_and_stops_no_other():
+    policy = Policy("acme", exclude=("/", "infra"))
+    assert excluded_by("acme/handbook", policy) is None
+    assert excluded_by("acme/infra", policy) == "infra"
+
+
 @given(st.sampled_from(["public", "private", "internal"]), st.booleans(), st.booleans())
 def test_nothing_about_an_excluded_project_can_admit_it(visibility, archived, listed):
     infra = project("acme/infra", visibility=visibility, archived=archived)
@@ -179,6 +185,15 @@ def test_siteless_subgroups_admit_readme_code_and_changelog_only():
     top = project("acme/go")
     assert decide(top, POLICY, feed("acme/go"), SiteFacts(None)).clause == "site"
     assert decide(top, POLICY, feed("acme/go"), SiteFacts(None)).verdict is Verdict.REJECTED
+
+
+def test_a_subgroup_not_admitted_without_a_site_still_needs_one():
+    for path in ("acme/python/lib", "acme/gone/lib"):  # "gone" merely starts like "go"
+        decision = decide(project(path), POLICY, feed(path), SiteFacts(None))
+        assert (decision.verdict, decision.clause) == (Verdict.REJECTED, "site"), path
+        assert "(go/, rust/)" in decision.detail
+    unconfigured = decide(project(), Policy("acme"), feed("acme/handbook"), SiteFacts(None))
+    assert "(none configured)" in unconfigured.detail
 
 
 def test_screen_settles_listing_clauses_before_any_site_fact_is_needed():
