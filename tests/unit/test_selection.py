@@ -69,6 +69,9 @@ def test_names_are_removed_from_the_question_for_the_named_search():
     assert without_names("How do urfave-cli flags work in urfave cli", ["urfave-cli"]) == (
         "How do flags work in"
     )
+    assert without_names("Cobra: how do hooks work?", ["cobra"]) == "how do hooks work"
+    assert without_names("hooks in urfave cli", ["urfave-cli"]) == "hooks in"
+    assert named_sources("hooks in cobra", ["cobra"]) == ["cobra"]
 
 
 def test_a_forge_source_is_also_named_by_its_path_below_the_group():
