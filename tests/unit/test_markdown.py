@@ -98,6 +98,64 @@ def test_long_sections_never_cut_inside_a_fence():
         assert chunk.text.count("```") % 2 == 0
 
 
+def test_a_fence_longer_than_the_cap_is_one_part_and_the_text_after_it_another():
+    fence = "```go\n" + "x := 1\n" * 800 + "```"
+    text = "# F\n\n" + fence + "\n\nafter the fence\n"
+    chunks = chunk_markdown(text)
+    whole = [c for c in chunks if c.text.startswith("```go")]
+    assert len(whole) == 1 and whole[0].text.endswith("```")
+    assert "after the fence" not in whole[0].text
+    assert "after the fence" in chunks[-1].text
+
+
+def test_a_long_section_is_cut_late_rather_than_at_an_early_blank_line():
+    lines = "\n".join(f"line {i} " + "word " * 10 for i in range(120))
+    text = "# Big\n\nA short opening.\n\n" + lines + "\n"
+    first = chunk_markdown(text)[0]
+    assert MAX_CHUNK_BYTES // 2 < len(first.text.encode()) <= MAX_CHUNK_BYTES
+
+
+def test_a_thematic_break_is_not_the_end_of_front_matter():
+    chunks = chunk_markdown("Opening words.\n\n---\n\nAfter the rule.\n", "Page")
+    assert chunks[0].text.startswith("Opening words.")
+
+
+def test_front_matter_that_is_empty_or_never_closed():
+    empty = chunk_markdown("---\n---\nBody.\n\n---\n\nMore.\n", "Page")
+    assert empty[0].text.startswith("Body.")
+    unclosed = chunk_markdown("---\ntitle: Nowhere\n\nBody.\n", "Page")
+    assert unclosed[0].heading == "Page"
+    assert unclosed[0].text.startswith("---\ntitle: Nowhere")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="ab é€\n", max_size=6000),
+            st.integers(1, 900).map(lambda n: "```\n" + "code\n" * n + "```"),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_a_long_section_is_cut_without_losing_a_byte(pieces):
+    heading = "# Long\n\n"
+    text = heading + "\n".join(pieces) + "\n"
+    raw = text.encode()
+    chunks = chunk_markdown(text)
+    if not any(ch.isalnum() for ch in "".join(pieces)):
+        assert chunks == []  # a heading with no words under it is no passage
+        return
+    covered = bytearray(len(raw))
+    for chunk in chunks:
+        assert raw[chunk.start_byte : chunk.end_byte].decode() == chunk.text
+        covered[chunk.start_byte : chunk.end_byte] = b"\x01" * (chunk.end_byte - chunk.start_byte)
+    body = range(len(heading), len(raw))
+    lost = [i for i in body if not covered[i] and raw[i] not in b" \n"]
+    assert not lost, raw[lost[0] : lost[0] + 40]
+
+
 def test_title_from_path():
     assert title_from_path("docs/v2/examples/exit-codes.md") == "Exit codes"
     assert title_from_path("docs/guide/index.md") == "Guide"
