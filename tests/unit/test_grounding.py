@@ -59,6 +59,17 @@ def test_identifiers_match_symbols_and_calls():
     assert judge(answer("Use `WithBaseURL()`.", [3]), PASSAGES) is None
     assert judge(answer("Use ``WithBaseURL(url string)``.", [3]), PASSAGES) is None
     assert judge(answer("Use `WithBaseUrl()`.", [3]), PASSAGES) is not None
+    # Only a call's parentheses may be dropped: a longer name is another name.
+    assert unsupported_identifiers("Use `WithBaseURLs`.", [PASSAGES[2]]) == ["WithBaseURLs"]
+    assert unsupported_identifiers("Call it with `()`.", [PASSAGES[0]]) == ["()"]
+
+
+def test_a_refusal_names_at_most_five_missing_identifiers():
+    names = [f"`missing{i}`" for i in range(7)]
+    decline = judge(answer(f"Use {', '.join(names)}.", [1]), PASSAGES)
+    assert decline is not None
+    assert all(name in decline.reason for name in names[:5])
+    assert names[5] not in decline.reason
 
 
 def test_declines_and_unreadable_replies_are_kept_apart():
