@@ -108,6 +108,14 @@ def test_a_fence_longer_than_the_cap_is_one_part_and_the_text_after_it_another()
     assert "after the fence" in chunks[-1].text
 
 
+def test_a_section_of_exactly_the_cap_is_one_chunk():
+    head = "# Cap\n\n"
+    words = ("word " * MAX_CHUNK_BYTES)[: MAX_CHUNK_BYTES - len(head) - 1] + "x"
+    chunks = chunk_markdown(head + words + "\n")
+    assert [len(c.text.encode()) for c in chunks] == [MAX_CHUNK_BYTES]
+    assert len(chunk_markdown(head + words + "y\n")) == 2
+
+
 def test_a_long_section_is_cut_late_rather_than_at_an_early_blank_line():
     lines = "\n".join(f"line {i} " + "word " * 10 for i in range(120))
     text = "# Big\n\nA short opening.\n\n" + lines + "\n"
