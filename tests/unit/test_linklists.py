@@ -37,6 +37,16 @@ def test_prose_with_links_in_it_is_not():
     assert ranking_weight(text) == 1.0
 
 
+def test_a_section_is_a_link_list_from_three_items_in_five_starting_with_a_link():
+    def section(linked: int) -> str:
+        items = [f"- [Page {i}](p{i}.md)" for i in range(linked)]
+        items += [f"- Step {i} is done by hand." for i in range(5 - linked)]
+        return "## Steps\n\n" + "\n".join(items) + "\n"
+
+    assert is_link_list(section(3))
+    assert not is_link_list(section(2))
+
+
 def test_code_blocks_and_empty_sections_are_not():
     assert not is_link_list("## Example\n\n```md\n[a](b)\n```\n")
     assert not is_link_list("## Nothing\n")
