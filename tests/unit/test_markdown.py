@@ -106,6 +106,8 @@ def test_a_fence_longer_than_the_cap_is_one_part_and_the_text_after_it_another()
     assert len(whole) == 1 and whole[0].text.endswith("```")
     assert "after the fence" not in whole[0].text
     assert "after the fence" in chunks[-1].text
+    ending = chunk_markdown("# F\n\n" + fence + "\n")
+    assert [c.text for c in ending if "x := 1" in c.text] == [fence]  # no tail cut after it
 
 
 def test_a_section_of_exactly_the_cap_is_one_chunk():
