@@ -88,7 +88,7 @@ def test_long_sections_split_with_overlap_and_honest_spans():
         assert chunk.heading == "Big" and chunk.anchor == "big"
     for a, b in itertools.pairwise(chunks):
         assert b.start_byte < a.end_byte  # they overlap
-        assert a.end_byte - b.start_byte >= 200
+        assert 200 <= a.end_byte - b.start_byte <= 200 + len(para) + 1  # from the nearest line
 
 
 def test_long_sections_never_cut_inside_a_fence():
@@ -108,6 +108,26 @@ def test_a_fence_longer_than_the_cap_is_one_part_and_the_text_after_it_another()
     assert "after the fence" in chunks[-1].text
     ending = chunk_markdown("# F\n\n" + fence + "\n")
     assert [c.text for c in ending if "x := 1" in c.text] == [fence]  # no tail cut after it
+
+
+def test_long_sections_are_cut_between_paragraphs_when_they_can_be():
+    para = "\n".join("a line of a paragraph, " * 3 for _ in range(4))
+    text = "# Paras\n\n" + "\n\n".join(para for _ in range(30)) + "\n"
+    lines = text.split("\n")
+    chunks = chunk_markdown(text)
+    assert len(chunks) > 1
+    for chunk in chunks[:-1]:
+        assert lines[chunk.end_line] == ""  # the line after the part is a blank one
+
+
+def test_a_line_longer_than_the_cap_is_cut_between_characters():
+    text = "# Wide\n\n" + "é€" * 1500 + "\n"
+    raw = text.encode()
+    chunks = chunk_markdown(text)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert raw[chunk.start_byte : chunk.end_byte].decode() == chunk.text
+        assert len(chunk.text.encode()) <= MAX_CHUNK_BYTES
 
 
 def test_a_section_of_exactly_the_cap_is_one_chunk():
