@@ -352,11 +352,13 @@ def _overlap_start(lo: int, cut: int, line_starts: Sequence[int], raw: bytes, be
     """Where the next part starts.
 
     At least ``OVERLAP_BYTES`` before the cut, on the nearest line start, and always after
-    the previous part's start so the split makes progress.
+    the previous part's start so the split makes progress. When that line start lies in the
+    part's first half (a long line precedes the cut), the part would be mostly repeated, so
+    the next one starts inside the long line instead.
     """
     target = cut - OVERLAP_BYTES
     i = bisect.bisect_right(line_starts, target) - 1
-    if i >= 0 and line_starts[i] > lo:
+    if i >= 0 and line_starts[i] > lo + (cut - lo) // 2:
         return line_starts[i]
     return max(_char_boundary(raw, begin, target), lo + 1) if target > lo else cut
 

@@ -130,6 +130,15 @@ def test_a_line_longer_than_the_cap_is_cut_between_characters():
         assert len(chunk.text.encode()) <= MAX_CHUNK_BYTES
 
 
+def test_the_part_after_a_long_line_repeats_only_its_end():
+    text = "# L\n\n" + "a" * 3900 + "\n" + "a short line\n" * 100
+    chunks = chunk_markdown(text)
+    assert len(chunks) > 1
+    for a, b in itertools.pairwise(chunks):
+        # The newline at a cut belongs to neither part, so the overlap is one byte short.
+        assert 199 <= a.end_byte - b.start_byte <= (a.end_byte - a.start_byte) // 2
+
+
 def test_a_section_of_exactly_the_cap_is_one_chunk():
     head = "# Cap\n\n"
     words = ("word " * MAX_CHUNK_BYTES)[: MAX_CHUNK_BYTES - len(head) - 1] + "x"
