@@ -38,6 +38,7 @@ def test_markdown_outside_the_site_is_only_read_when_allowed():
 
 def test_files_over_one_mebibyte_are_never_read():
     assert classify("docs/big.md", MAX_FILE_BYTES + 1, SITE, other_markdown=True) is Kind.NONE
+    assert classify("docs/big.md", MAX_FILE_BYTES, SITE, other_markdown=True) is Kind.DOC
 
 
 def test_zensical_config_under_project_table():
