@@ -171,6 +171,15 @@ def test_grouped_constants_are_one_chunk_each():
     assert both.terms == "section top bottom"
 
 
+def test_a_declaration_of_several_names_is_known_by_its_exported_one():
+    source = (
+        b"package x\n\nconst (\n\t_ = iota\n\tFirst\n)\n\nvar internalCount, PublicCount = 1, 2\n"
+    )
+    chunks = {c.symbol: c for c in chunk_go("x.go", source)}
+    assert list(chunks) == ["First", "PublicCount"]  # the blank identifier names nothing
+    assert chunks["PublicCount"].terms == "public count internal"
+
+
 def test_a_grouped_constant_without_its_own_comment_carries_the_groups_summary():
     symbols = by_symbol(APP)
     assert symbols["MaintainerPermissions"].heading_path == (
