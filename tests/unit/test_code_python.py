@@ -209,6 +209,29 @@ def test_module_level_branches_are_module_level_but_not_main_or_type_checking():
     ]
 
 
+def test_branches_on_the_version_or_a_feature_are_module_level():
+    source = (
+        b"import os, sys\n"
+        b"if sys.version_info >= (3, 11):\n"
+        b"    def parse():\n"
+        b'        """With tomllib."""\n'
+        b"if hasattr(os, 'fork'):\n"
+        b"    def spawn():\n"
+        b'        """By forking."""\n'
+    )
+    chunks = chunk_code("pkg/compat.py", source)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+        ("parse", 3, 4),
+        ("spawn", 6, 7),
+    ]
+
+
+def test_a_signature_closed_on_a_line_of_its_own_ends_there():
+    source = b"def build(\n    name,\n    size,\n):\n    # check first\n    return name\n"
+    (chunk,) = chunk_code("pkg/build.py", source)
+    assert chunk.text == "def build(\n    name,\n    size,\n):"
+
+
 def test_the_branch_an_import_runs_of_a_type_checking_or_main_test_is_chunked():
     source = (
         b"import typing\n"
