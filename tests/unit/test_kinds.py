@@ -22,6 +22,8 @@ SITE = SiteLayout("zensical.toml", "docs", "https://docs.example.org/")
         (".github/ISSUE_TEMPLATE.md", Kind.NONE),
         ("tool.py", Kind.CODE),
         ("tests/test_tool.py", Kind.NONE),
+        ("tool/tool_test.py", Kind.NONE),
+        ("tool/conftest.py", Kind.NONE),
         ("src/lib.rs", Kind.CODE),
         ("Makefile", Kind.NONE),
         ("image.png", Kind.NONE),
