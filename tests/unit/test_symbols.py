@@ -133,3 +133,32 @@ def test_described_ranks_symbols_by_their_own_words():
 
 def test_described_needs_two_words():
     assert TABLE.described("detection") == []
+
+
+def test_each_name_counts_once_and_a_skipped_word_stops_nothing():
+    question = "e.g. WithBlock, then `WithBlock` again, then go.mod and c.Do() and `x`"
+    assert mentioned_names(question) == ["WithBlock", "c.Do", "x"]
+    assert mentioned_names("the `yaml` option") == ["yaml"]  # an extension alone is a name
+
+
+def test_a_declaration_without_a_symbol_stops_no_other():
+    table = SymbolTable([Declared(1, "r", ""), Declared(2, "r", "WithBlock")])
+    assert [[h.chunk_id for h in hits] for hits in table.named("WithBlock?")] == [[2]]
+
+
+def test_misspellings_are_guessed_from_six_letters_and_twice_from_twelve():
+    table = SymbolTable([Declared(1, "r", "Render"), Declared(2, "r", "ParseHeaders")])
+    [[render]] = table.named("what does `Rendor` draw?")  # six letters, one edit
+    assert (render.chunk_id, render.edits) == (1, 1)
+    [[parse]] = table.named("what does `PorseHeadurs` return?")  # twelve letters, two edits
+    assert (parse.chunk_id, parse.edits) == (2, 2)
+
+
+def test_described_needs_every_word_of_the_symbol():
+    table = SymbolTable([Declared(1, "r", "ParseHeaderLines")])
+    assert table.described("how are header lines parsed?") == [1]
+    assert table.described("how are header lines read?") == []
+    # Word forms meet: "updating", "updated" and "updates" are "update".
+    forms = SymbolTable([Declared(2, "r", "UpdateDetection")])
+    for question in ("updating detections", "updated detection", "updates detection"):
+        assert forms.described(question) == [2], question
