@@ -192,6 +192,10 @@ def test_passages_are_linked_embeds_that_fit_and_the_rest_are_counted():
     assert reply.embeds[0].title == "[1] widgets · docs/p1.md — Part 1"
     assert reply.embeds[0].url == "https://widgets.example/p1/#part-1"
     assert re.search(r"\d+ more passages did not fit", reply.content)
+    counted = re.search(r"(\d+) more", reply.content)
+    assert counted is not None and int(counted.group(1)) == len(ps) - len(reply.embeds)
+    few = passages_reply(outcome(ps[:3], kind="passages", answer=None, model=None))
+    assert len(few.embeds) == 3 and "did not fit" not in few.content
 
 
 def test_rate_limit_and_errors_are_ephemeral_and_say_what_to_do():
