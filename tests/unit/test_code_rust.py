@@ -209,6 +209,27 @@ def test_a_file_with_nothing_that_parses_is_skipped_with_the_line():
         chunk_code("src/bad.rs", b"// Broken.\npub fn broken( {\n")
 
 
+def test_module_docs_run_across_blank_lines_and_spliced_files_up_to_the_first_item():
+    source = (
+        b"// Licence header.\n"
+        b"\n"
+        b"//! # Tutorial\n"
+        b'#![doc = include_str!("../examples/quick.md")]\n'
+        b"//! ## Options\n"
+        b"\n"
+        b"//! Options take values.\n"
+        b"\n"
+        b"/// Parses.\n"
+        b"pub fn parse() {}\n"
+    )
+    chunks = chunk_code("src/_tutorial.rs", source)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+        ("module _tutorial", 3, 7),
+        ("parse", 9, 10),
+    ]
+    assert chunks[0].text.endswith("//! Options take values.")
+
+
 def test_inner_docs_inside_a_macro_call_are_not_the_modules_docs():
     source = (
         b"cfg_rt! {\n"

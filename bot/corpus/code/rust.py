@@ -104,21 +104,31 @@ def _attributes(items: Sequence[Node], index: int, lines: SourceLines) -> str:
     return " ".join(out)
 
 
+def _module_docs(items: Sequence[Node]) -> list[Node]:
+    """The module's ``//!`` comments: those before its first item.
+
+    Blank lines, plain comments and inner attributes may stand between them: a crate often
+    splices files into its docs with ``#![doc = include_str!(...)]`` between ``//!`` lines.
+    """
+    docs = []
+    for node in items:
+        if _inner_doc(node):
+            docs.append(node)
+        elif node.is_named and node.type not in (*_COMMENTS, "inner_attribute_item"):
+            break  # the module's braces are not items
+    return docs
+
+
 def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
     """Every kept symbol, walking nested modules, traits and impls without recursion."""
     pending = [file_scope]
     while pending:
         scope = pending.pop()
-        docs = [n for n in scope.items if _inner_doc(n)]
+        docs = _module_docs(scope.items)
         if docs and not scope.owner and not scope.in_macro:
             title = scope.title
             first = lines.line_of(docs[0].start_byte)
-            last = first
-            for node in docs:
-                # Only the run at the top of the module: a later //! is a stray remark.
-                if lines.line_of(node.start_byte) > last + 1:
-                    break
-                last = lines.last_line_of(node.start_byte, node.end_byte)
+            last = lines.last_line_of(docs[-1].start_byte, docs[-1].end_byte)
             yield Symbol(title, title, scope.path or (title,), first, last)
         for index, item in enumerate(scope.items):
             yield from _item(scope, index, item, lines, pending)
