@@ -37,3 +37,8 @@ def lines_of(data: bytes | str, first: int, last: int) -> str:
     """Lines ``first..last`` (1-based, inclusive) of a file, as a chunk's text holds them."""
     text = data.decode() if isinstance(data, bytes) else data
     return "\n".join(text.split("\n")[first - 1 : last])
+
+
+def spans(chunks: Sequence[Chunk]) -> list[tuple[str, int, int]]:
+    """Each chunk's symbol and line range: what a test of where the cuts fall compares."""
+    return [(c.symbol, c.start_line, c.end_line) for c in chunks]

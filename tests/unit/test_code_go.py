@@ -3,7 +3,7 @@ import pytest
 from bot.corpus.code import Unchunkable, chunk_code
 from bot.corpus.code.go import chunk_go
 from bot.corpus.code.source import CEILING_BYTES
-from tests.unit.codechecks import assert_honest, lines_of
+from tests.unit.codechecks import assert_honest, lines_of, spans
 
 APP = b"""// Copyright notice, not documentation.
 
@@ -257,7 +257,7 @@ def test_an_error_in_a_body_of_a_file_with_nothing_worth_keeping_is_no_syntax_er
 def test_a_declaration_that_does_not_parse_is_left_out_and_the_rest_kept():
     source = b"package p\n\n// A is fine.\nfunc A() {}\n\n// B is not.\nfunc B( {\n"
     chunks = chunk_code("x.go", source)
-    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("A", 3, 4)]
+    assert spans(chunks) == [("A", 3, 4)]
 
 
 def test_every_declaration_an_error_touches_is_left_out_not_only_the_first():
@@ -267,7 +267,7 @@ def test_every_declaration_an_error_touches_is_left_out_not_only_the_first():
         b"// E is fine.\nfunc E() {}\n"
     )
     chunks = chunk_code("x.go", source)
-    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+    assert spans(chunks) == [
         ("A", 3, 4),
         ("C", 10, 11),
         ("E", 17, 18),

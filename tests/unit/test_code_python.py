@@ -1,7 +1,7 @@
 import pytest
 
 from bot.corpus.code import Unchunkable, chunk_code
-from tests.unit.codechecks import assert_honest, lines_of
+from tests.unit.codechecks import assert_honest, lines_of, spans
 
 MODULE = b'''#!/usr/bin/env python3
 """Widgets: build and tune frobnicators.
@@ -202,7 +202,7 @@ def test_module_level_branches_are_module_level_but_not_main_or_type_checking():
         b'        """Run as a script."""\n'
     )
     chunks = chunk_code("pkg/term.py", source)
-    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+    assert spans(chunks) == [
         ("console", 3, 4),
         ("console", 6, 7),
         ("LIMIT", 11, 11),
@@ -220,7 +220,7 @@ def test_branches_on_the_version_or_a_feature_are_module_level():
         b'        """By forking."""\n'
     )
     chunks = chunk_code("pkg/compat.py", source)
-    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+    assert spans(chunks) == [
         ("parse", 3, 4),
         ("spawn", 6, 7),
     ]
@@ -252,7 +252,7 @@ def test_the_branch_an_import_runs_of_a_type_checking_or_main_test_is_chunked():
         b'        """Run on import."""\n'
     )
     chunks = chunk_code("pkg/runs.py", source)
-    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+    assert spans(chunks) == [
         ("helper", 6, 7),
         ("other", 9, 10),
         ("imported", 15, 16),

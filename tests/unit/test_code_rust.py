@@ -2,7 +2,7 @@ import pytest
 
 from bot.corpus.code import Unchunkable, chunk_code
 from bot.corpus.code.source import CODE_WEIGHT, UNEXPORTED_WEIGHT
-from tests.unit.codechecks import assert_honest, lines_of
+from tests.unit.codechecks import assert_honest, lines_of, spans
 
 LIB = b"""//! Widgets for everyone.
 //!
@@ -180,7 +180,7 @@ def test_a_generated_file_is_skipped():
 
 def test_a_declaration_that_does_not_parse_is_left_out_and_the_rest_kept():
     chunks = chunk_code("src/bad.rs", b"pub fn ok() {}\npub fn broken( {\n")
-    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("ok", 1, 1)]
+    assert spans(chunks) == [("ok", 1, 1)]
 
 
 def test_an_error_inside_a_body_costs_no_declaration():
@@ -223,7 +223,7 @@ def test_module_docs_run_across_blank_lines_and_spliced_files_up_to_the_first_it
         b"pub fn parse() {}\n"
     )
     chunks = chunk_code("src/_tutorial.rs", source)
-    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+    assert spans(chunks) == [
         ("module _tutorial", 3, 7),
         ("parse", 9, 10),
     ]
@@ -240,7 +240,7 @@ def test_inner_docs_inside_a_macro_call_are_not_the_modules_docs():
         b"}\n"
     )
     chunks = chunk_code("src/rt.rs", source)
-    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("spawn", 4, 5)]
+    assert spans(chunks) == [("spawn", 4, 5)]
 
 
 def test_an_error_in_a_private_body_of_a_file_with_nothing_public_is_no_syntax_error():
