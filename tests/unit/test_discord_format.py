@@ -326,6 +326,13 @@ def test_sources_are_paged_ten_at_a_time_with_buttons_that_carry_the_page():
     assert last.buttons[1].disabled
     assert parse_sources_page_id("src:page:3") == 3 and parse_sources_page_id("src:page:x") is None
     assert sources_reply([state("only")]).buttons == ()
+    only = sources_reply([state("only")])
+    assert only.embeds[0].title == "Sources"  # one page needs no page number
+    assert only.content.startswith("1 source: 1 indexed, 0 rejected, 0 unresolved.")
+    mixed = [state("a"), state("b", "rejected"), state("c", "unresolved"), state("d", "rejected")]
+    assert sources_reply(mixed).content.startswith(
+        "4 sources: 1 indexed, 2 rejected, 1 unresolved."
+    )
     assert "No sources are known yet" in sources_reply([]).content
 
 
