@@ -1,8 +1,9 @@
-"""The ``ask --json`` object follows the documented contract exactly."""
+"""The `ask --json` object follows the documented contract; terminal text says what it must."""
 
 from dataclasses import replace
 
 from bot import render
+from bot.answer.backlog import Gap, GapGroup
 from bot.answer.composer import Usage
 from bot.answer.outcome import Citation, Decline, Outcome
 from bot.index.retriever import Result
@@ -53,3 +54,37 @@ def test_passages_only_adds_a_notice():
     data = render.outcome_json(BASE)
     assert set(data) == CONTRACT | {"notice"}
     assert data["outcome"] == "passages" and data["answer"] is None
+
+
+def test_a_decline_in_a_terminal_says_why_what_was_searched_and_that_it_was_recorded():
+    searched = tuple(replace(passage(n), path=f"docs/p{n}.md") for n in range(1, 8))
+    ungrounded = Decline("ungrounded", "Cited nothing.")
+    text = render.outcome_text(
+        replace(BASE, kind="declined", decline=ungrounded, passages=searched)
+    )
+    assert "Reason: Cited nothing." in text
+    assert "Searched: widgets docs/p1.md; widgets docs/p2.md;" in text
+    assert text.count("widgets docs/p") == 5 and "docs/p5.md …" in text  # five, then an ellipsis
+    assert "Recorded as a documentation gap" in text
+    nothing = Decline("nothing_matched", "No passage matched.")
+    text = render.outcome_text(replace(BASE, kind="declined", decline=nothing, passages=()))
+    assert "Reason:" not in text and "Searched:" not in text
+
+
+def test_the_gap_backlog_counts_repeats_and_says_when_there_is_none():
+    once = Gap("Where is X?", "composer_declined", "Not covered.", 1, "2026-11-30T10:00:00",
+               "2026-11-30T10:00:00", (1,))  # fmt: skip
+    twice = replace(once, question="Where is Y?", times=2, question_ids=(2, 3))
+    text = render.gaps_text([GapGroup("composer_declined", 3, (twice, once))], None)
+    assert text.startswith("3 declined questions, newest first.")
+    assert "2026-11-30 10:00 ×2  Where is Y?" in text
+    assert "2026-11-30 10:00  Where is X?" in text  # asked once: no count
+    assert render.gaps_text([], "2026-11-01") == (
+        "No declined questions since 2026-11-01: no documentation gaps recorded."
+    )
+
+
+def test_times_in_the_future_or_missing_read_sensibly():
+    assert render.when_text(None) == "never" and render.when_text("") == "never"
+    assert render.when_text("2999-01-01T00:00:00+00:00").endswith(" ago")
+    assert not render.when_text("2999-01-01T00:00:00+00:00").startswith("-")
