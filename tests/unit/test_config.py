@@ -52,6 +52,14 @@ def test_relative_paths_resolve_against_the_file(tmp_path):
         ('[discord]\nrate_limit = "lots"\n', "discord.rate_limit", "COUNT/DURATION"),
         ('[gitlab.url]\napi = "ftp://x"\n', "gitlab.url.api", "scheme https or http"),
         ('[webhook]\nlisten = "8080"\n', "webhook.listen", "HOST:PORT"),
+        ('[webhook]\nlisten = ":8080"\n', "webhook.listen", "HOST:PORT"),
+        ('[webhook]\nlisten = "127.0.0.1:0"\n', "webhook.listen", "HOST:PORT"),
+        ('[webhook]\nlisten = "127.0.0.1:65536"\n', "webhook.listen", "HOST:PORT"),
+        ("[webhook]\nlisten = 8080\n", "webhook.listen", "HOST:PORT"),
+        ("[discord]\nrate_limit = 3\n", "discord.rate_limit", "COUNT/DURATION"),
+        ('[discord]\nrate_limit = "0/60s"\n', "discord.rate_limit", "COUNT/DURATION"),
+        ('exclude = ["acme/ok", " "]\n', "sources.exclude", "a list of non-empty strings"),
+        ('[answer]\ntimeout = "601s"\n', "answer.timeout", "at most 600 seconds"),
         ('[retrieval]\nmode = "vector"\n', "retrieval.mode", "one of 'bm25', 'hybrid'"),
     ],
 )
@@ -182,3 +190,14 @@ def test_retrieval_mode_is_bm25_unless_hybrid_is_chosen(tmp_path):
     assert _load(tmp_path, '[sources]\nlocal = ["."]\n').retrieval_mode == "bm25"
     chosen = _load(tmp_path, '[sources]\nlocal = ["."]\n[retrieval]\nmode = "hybrid"\n')
     assert chosen.retrieval_mode == "hybrid"
+
+
+def test_the_edges_of_what_is_allowed_are_allowed(tmp_path):
+    env = {"HOME": str(tmp_path), "PHPBOTSCOUT_WEBHOOK_SECRET": "s"}
+    text = (
+        '[sources]\nlocal = ["."]\n[answer]\ntimeout = "600s"\n'
+        '[webhook]\nlisten = "[::1]:65535"\n[discord]\nrate_limit = "1/1s"\n'
+    )
+    loaded = _load(tmp_path, text, env)
+    assert loaded.answer_timeout == 600.0
+    assert loaded.webhook_listen == ("::1", 65535)
