@@ -201,3 +201,9 @@ def test_the_edges_of_what_is_allowed_are_allowed(tmp_path):
     loaded = _load(tmp_path, text, env)
     assert loaded.answer_timeout == 600.0
     assert loaded.webhook_listen == ("::1", 65535)
+
+
+def test_secrets_are_equal_only_to_the_same_secret():
+    assert config.Secret("glpat-a") == config.Secret("glpat-a")
+    assert config.Secret("glpat-a") != config.Secret("glpat-b")
+    assert config.Secret("glpat-a") != "glpat-a"  # never equal to the bare string it hides
