@@ -114,8 +114,9 @@ def _module_docs(items: Sequence[Node]) -> list[Node]:
     for node in items:
         if _inner_doc(node):
             docs.append(node)
+        # An unnamed node is punctuation (an inline module's braces), not an item.
         elif node.is_named and node.type not in (*_COMMENTS, "inner_attribute_item"):
-            break  # the module's braces are not items
+            break
     return docs
 
 
