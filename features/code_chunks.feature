@@ -83,6 +83,15 @@ Feature: Code is indexed as prose, symbol by symbol
           }
       }
       """
+    And a git repository "codec" holding "src/guide.rs":
+      """
+      //! # Guide
+      #![doc = include_str!("../README.md")]
+      //! Options take their values after an equals sign.
+
+      /// Parses the arguments.
+      pub fn parse() {}
+      """
     And a git repository "tools" holding "speedups.py":
       """
       try:
@@ -141,3 +150,7 @@ Feature: Code is indexed as prose, symbol by symbol
   Scenario: A Python fallback defined when an import fails is indexed
     When I run `python -m bot.cli ask "what happens to checksum when the compiled speedups are missing" --retrieval-only --json`
     Then passage 1 is symbol "checksum" of "tools/speedups.py", kind "code", lines 4 to 5
+
+  Scenario: A Rust module's docs run on past a file spliced into them
+    When I run `python -m bot.cli ask "options take their values after an equals sign" --retrieval-only --json`
+    Then passage 1 is symbol "module guide" of "codec/src/guide.rs", kind "code", lines 1 to 3
