@@ -200,29 +200,20 @@ def test_module_level_branches_are_module_level_but_not_main_or_type_checking():
         b"if __name__ == '__main__':\n"
         b"    def main():\n"
         b'        """Run as a script."""\n'
+        b"if sys.version_info >= (3, 11):\n"
+        b"    def parse():\n"
+        b'        """With tomllib."""\n'
+        b"if hasattr(sys, 'getwindowsversion'):\n"
+        b"    def version():\n"
+        b'        """The Windows version."""\n'
     )
     chunks = chunk_code("pkg/term.py", source)
     assert spans(chunks) == [
         ("console", 3, 4),
         ("console", 6, 7),
         ("LIMIT", 11, 11),
-    ]
-
-
-def test_branches_on_the_version_or_a_feature_are_module_level():
-    source = (
-        b"import os, sys\n"
-        b"if sys.version_info >= (3, 11):\n"
-        b"    def parse():\n"
-        b'        """With tomllib."""\n'
-        b"if hasattr(os, 'fork'):\n"
-        b"    def spawn():\n"
-        b'        """By forking."""\n'
-    )
-    chunks = chunk_code("pkg/compat.py", source)
-    assert spans(chunks) == [
-        ("parse", 3, 4),
-        ("spawn", 6, 7),
+        ("parse", 19, 20),
+        ("version", 22, 23),
     ]
 
 
