@@ -181,70 +181,80 @@ def test_private_constants_are_kept_but_rank_below_public_ones():
     assert weights["DEFAULT_PAGE_SIZE"] == CODE_WEIGHT
 
 
-def test_module_level_branches_are_module_level_but_not_main_or_type_checking():
-    source = (
-        b"import sys\n"
-        b"if sys.platform == 'win32':\n"
-        b"    def console():\n"
-        b'        """The Windows console."""\n'
-        b"else:\n"
-        b"    def console():\n"
-        b'        """The terminal."""\n'
-        b"try:\n"
-        b"    import fast\n"
-        b"except ImportError:\n"
-        b"    LIMIT = 3\n"
-        b"if TYPE_CHECKING:\n"
-        b"    class Shape:\n"
-        b'        """For type checkers only."""\n'
-        b"if __name__ == '__main__':\n"
-        b"    def main():\n"
-        b'        """Run as a script."""\n'
-        b"if sys.version_info >= (3, 11):\n"
-        b"    def parse():\n"
-        b'        """With tomllib."""\n'
-        b"if hasattr(sys, 'getwindowsversion'):\n"
-        b"    def version():\n"
-        b'        """The Windows version."""\n'
-    )
-    chunks = chunk_code("pkg/term.py", source)
-    assert spans(chunks) == [
-        ("console", 3, 4),
-        ("console", 6, 7),
-        ("LIMIT", 11, 11),
-        ("parse", 19, 20),
-        ("version", 22, 23),
-    ]
+# Module level takes in both branches of an `if` or `try`, except the branch an import never
+# runs: the body of `if TYPE_CHECKING` or `if __name__ == "__main__"`, and the else of their
+# negation.
+@pytest.mark.parametrize(
+    ("source", "kept"),
+    [
+        pytest.param(
+            (
+                b"import sys\n"
+                b"if sys.platform == 'win32':\n"
+                b"    def console():\n"
+                b'        """The Windows console."""\n'
+                b"else:\n"
+                b"    def console():\n"
+                b'        """The terminal."""\n'
+                b"try:\n"
+                b"    import fast\n"
+                b"except ImportError:\n"
+                b"    LIMIT = 3\n"
+                b"if TYPE_CHECKING:\n"
+                b"    class Shape:\n"
+                b'        """For type checkers only."""\n'
+                b"if __name__ == '__main__':\n"
+                b"    def main():\n"
+                b'        """Run as a script."""\n'
+                b"if sys.version_info >= (3, 11):\n"
+                b"    def parse():\n"
+                b'        """With tomllib."""\n'
+                b"if hasattr(sys, 'getwindowsversion'):\n"
+                b"    def version():\n"
+                b'        """The Windows version."""\n'
+            ),
+            [
+                ("console", 3, 4),
+                ("console", 6, 7),
+                ("LIMIT", 11, 11),
+                ("parse", 19, 20),
+                ("version", 22, 23),
+            ],
+            id="platforms, fallbacks, versions and features; not type checking or main",
+        ),
+        pytest.param(
+            (
+                b"import typing\n"
+                b"if typing.TYPE_CHECKING:\n"
+                b"    def helper():\n"
+                b'        """For type checkers only."""\n'
+                b"else:\n"
+                b"    def helper():\n"
+                b'        """What runs."""\n'
+                b"if not TYPE_CHECKING:\n"
+                b"    def other():\n"
+                b'        """Also what runs."""\n'
+                b'if "__main__" == __name__:\n'
+                b"    def main():\n"
+                b'        """Run as a script."""\n'
+                b"else:\n"
+                b"    def imported():\n"
+                b'        """Run on import."""\n'
+            ),
+            [
+                ("helper", 6, 7),
+                ("other", 9, 10),
+                ("imported", 15, 16),
+            ],
+            id="the branch an import runs of a type checking or main test",
+        ),
+    ],
+)
+def test_module_level_branches_are_module_level_unless_an_import_never_runs_them(source, kept):
+    assert spans(chunk_code("pkg/branches.py", source)) == kept
 
 
 def test_a_signature_closed_on_a_line_of_its_own_ends_there():
     source = b"def build(\n    name,\n    size,\n):\n    # check first\n    return name\n"
     (chunk,) = chunk_code("pkg/build.py", source)
     assert chunk.text == "def build(\n    name,\n    size,\n):"
-
-
-def test_the_branch_an_import_runs_of_a_type_checking_or_main_test_is_chunked():
-    source = (
-        b"import typing\n"
-        b"if typing.TYPE_CHECKING:\n"
-        b"    def helper():\n"
-        b'        """For type checkers only."""\n'
-        b"else:\n"
-        b"    def helper():\n"
-        b'        """What runs."""\n'
-        b"if not TYPE_CHECKING:\n"
-        b"    def other():\n"
-        b'        """Also what runs."""\n'
-        b'if "__main__" == __name__:\n'
-        b"    def main():\n"
-        b'        """Run as a script."""\n'
-        b"else:\n"
-        b"    def imported():\n"
-        b'        """Run on import."""\n'
-    )
-    chunks = chunk_code("pkg/runs.py", source)
-    assert spans(chunks) == [
-        ("helper", 6, 7),
-        ("other", 9, 10),
-        ("imported", 15, 16),
-    ]
