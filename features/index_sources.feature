@@ -81,6 +81,16 @@ Feature: Explaining which repositories are indexed
     Then the exit code is 0
     And status of "acme/handbook" names its release "v1.0"
 
+  Scenario: A project listed without its web address is asked for its release on its own
+    Given "acme/handbook" has a release "v1.0"
+    And "acme/go/config" has a release "v0.1.0"
+    And GitLab lists "acme/handbook" without its web address
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index status --json`
+    Then the exit code is 0
+    And status of "acme/handbook" names its release "v1.0"
+    And status of "acme/go/config" names its release "v0.1.0"
+
   Scenario: Index status reports what each source was indexed from
     Given the index has been built
     When I run `python -m bot.cli index status --json`

@@ -79,6 +79,11 @@ def has_release(forge: FakeGitLab, path: str, tag: str) -> None:
     release(forge, path, tag)
 
 
+@given(parsers.parse('GitLab lists "{path}" without its web address'))
+def lists_without_web_url(forge: FakeGitLab, path: str) -> None:
+    forge.project(path).lists_web_url = False
+
+
 @given(parsers.parse("GitLab refuses the group's release listing with {status:d}"))
 def refuses_group_releases(forge: FakeGitLab, status: int) -> None:
     forge.group_releases = status

@@ -24,6 +24,8 @@ that listing enough to answer for every project in it. They were read in GitLab'
   ``_links.self`` are shown only to a caller allowed to download the code. A release of ours
   without a tag is looked up on its own; a release naming no project at all could belong to any
   project not yet seen, so after one of those, silence proves nothing and those are asked too.
+  A project listed without its web address cannot be recognised in the listing at all, so it
+  is always asked on its own.
 
 The listing is read only while it is cheaper than asking project by project: a project left
 unsettled when reading stops is asked about on its own, so nothing is ever guessed.
@@ -75,10 +77,13 @@ class GroupReleaseTally:
     _by_url: dict[str, Project] = field(default_factory=dict, init=False)
     _by_path: dict[str, Project] = field(default_factory=dict, init=False)
     _group_path: str | None = field(default=None, init=False)  # the group's URL path
+    _unnamed: set[int] = field(default_factory=set, init=False)  # no web address to match
 
     def __post_init__(self) -> None:
         for project in self.projects:
-            if project.web_url:
+            if not project.web_url:
+                self._unnamed.add(project.id)
+            else:
                 path = _norm(urlsplit(project.web_url).path)
                 self._by_url[_norm(project.web_url)] = project
                 self._by_path[path] = project
@@ -145,8 +150,9 @@ class GroupReleaseTally:
             self.latest[project.id] = Release(tag)
 
     def unsettled(self) -> list[Project]:
-        """The projects whose latest release the listing has not shown yet."""
-        return [p for p in self.projects if p.id not in self.latest and p.id not in self.hidden]
+        """The projects whose latest release the listing has not shown yet, but still could."""
+        nothing_to_learn = self.latest.keys() | self.hidden | self._unnamed
+        return [p for p in self.projects if p.id not in nothing_to_learn]
 
     def worth_reading_on(self, total_pages: int | None) -> bool:
         """Whether reading the next page costs no more than asking the unsettled one by one.
@@ -178,7 +184,7 @@ class GroupReleaseTally:
                 continue
             own = same_path(project.namespace, self.group)
             proven = complete and not self.anonymous and (own or self.subgroups_listed)
-            if proven and project.id not in self.hidden:
+            if proven and project.id not in self.hidden | self._unnamed:
                 settled[project.id] = NO_RELEASE
             else:
                 ask.append(project)

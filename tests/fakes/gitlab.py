@@ -51,6 +51,7 @@ class FakeProject:
     namespace: str | None = None  # overrides the namespace derived from the path
     http_url: str | None = None  # overrides the clone URL the API reports
     ssh_url: str | None = None
+    lists_web_url: bool = True  # False: the listing leaves ``web_url`` out
 
     @property
     def namespace_path(self) -> str:
@@ -70,9 +71,8 @@ class FakeProject:
             "default_branch": self.default_branch,
             "http_url_to_repo": self.http_url or f"{base}/{self.path}.git",
             "ssh_url_to_repo": self.ssh_url or f"git@127.0.0.1:{self.path}.git",
-            "web_url": f"{base}/{self.path}",
             "pages_access_level": self.pages_access_level,
-        }
+        } | ({"web_url": f"{base}/{self.path}"} if self.lists_web_url else {})
 
 
 @dataclass

@@ -104,3 +104,50 @@ def test_a_page_that_is_not_a_list_of_releases_is_refused():
         except ValueError:
             continue
         raise AssertionError(page)
+
+
+def test_releases_after_one_already_seen_or_not_ours_are_still_read():
+    tally = GroupReleaseTally("acme", [HANDBOOK, TOOLS])
+    tally.add_page(
+        [
+            release("acme/handbook", "v2"),
+            release("acme/handbook", "v1"),
+            release("acme/elsewhere", "v7"),
+            release("acme/tools", "v9"),
+        ]
+    )
+    assert tally.latest == {1: Release("v2"), 2: Release("v9")}
+
+
+def test_an_empty_tag_name_is_a_hidden_tag_not_a_release():
+    tally = GroupReleaseTally("acme", [HANDBOOK, TOOLS])
+    blank = release("acme/tools", "v1")
+    blank["tag_name"] = ""
+    tally.add_page([release("acme/handbook", "v1"), blank])
+    assert tally.answers(complete=True) == ({1: Release("v1")}, [TOOLS])
+
+
+def test_a_release_shown_only_by_its_link_names_its_project_and_its_subgroup():
+    tally = GroupReleaseTally("acme", [HANDBOOK, LIB])
+    other = {"tag_name": "v3", "_links": {"self": f"{ROOT}/acme/rust/other/-/releases/v3"}}
+    tally.add_page([release("acme/handbook", "v1"), other])
+    # Neither a release naming no project (which would leave LIB to be asked) nor silence about
+    # subgroups: the link alone shows a subgroup's release, so LIB's silence is an answer.
+    assert not tally.anonymous
+    assert tally.answers(complete=True) == ({1: Release("v1"), 3: NO_RELEASE}, [])
+
+
+def test_a_project_listed_without_its_web_address_is_always_asked_on_its_own():
+    unnamed = project("acme/tools", id=2, web_url="")
+    tally = GroupReleaseTally("acme", [HANDBOOK, unnamed])
+    tally.add_page([release("acme/handbook", "v1"), release("acme/tools", "v4")])
+    # Its release may well be in the listing; nothing there can be matched to it.
+    assert not tally.worth_reading_on(total_pages=3)
+    assert tally.answers(complete=True) == ({1: Release("v1")}, [unnamed])
+
+
+def test_one_project_still_waiting_is_worth_one_more_page():
+    tally = GroupReleaseTally("acme", [HANDBOOK, TOOLS])
+    tally.add_page([release("acme/handbook", "v1")])
+    assert tally.worth_reading_on(total_pages=2)
+    assert not tally.worth_reading_on(total_pages=3)
