@@ -1,9 +1,12 @@
 """What code passages cost the docs band: one index ranked as built, and with its code removed.
 
-One index is built by our indexer, then copied twice: as built, and with every code passage
-deleted, so the second copy's term statistics are its markdown's alone, as in an index of
-markdown only. Every question runs through both copies with today's BM25 ranking; the docs
-band's difference is what competition from code costs, with the ranking held fixed.
+One index is built by our indexer, then copied three times: as built; with every code passage
+deleted, so the copy's term statistics are its markdown's alone, as in an index of markdown
+only; and with every code passage weighted 0, so the statistics stay those of the served index
+but no code passage can take a place from prose (what a ranking that always knew a question
+wants prose could do at best). Every question runs through each copy with today's BM25
+ranking; the docs band's differences are what competition from code costs, with the ranking
+held fixed.
 
     python benchmarks/docs_without_code.py QUESTIONS.jsonl --repos DIR
     python benchmarks/docs_without_code.py QUESTIONS.jsonl --index PATH
@@ -28,6 +31,10 @@ VARIANTS = {
     "markdown and code (as served)": None,
     "markdown only": (
         "DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE kind = 'code')"
+    ),
+    "markdown and code, code never ranked above prose": (
+        "UPDATE chunks SET weight = 0 "
+        "WHERE document_id IN (SELECT id FROM documents WHERE kind = 'code')"
     ),
 }
 
