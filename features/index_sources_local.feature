@@ -42,3 +42,20 @@ Feature: Explaining which local repositories are indexed
     Then the exit code is 0
     And the output says "none qualifies"
     And the output says "python -m bot.cli index sources"
+
+  Scenario: A repository that is no longer there leaves the index on the next build
+    Given a git repository "gadgets" holding "README.md":
+      """
+      # Gadgets
+
+      The gadget library.
+      """
+    And the index has been built
+    And the repository "widgets" is deleted from the estate
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then no source "widgets" is listed
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then the exit code is 0
+    And no passage comes from "widgets"
+    And a passage comes from "gadgets"

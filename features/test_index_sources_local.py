@@ -1,4 +1,6 @@
-from pytest_bdd import parsers, scenarios, then
+import shutil
+
+from pytest_bdd import given, parsers, scenarios, then
 
 from features.conftest import World
 
@@ -21,3 +23,19 @@ def status_fresh(world: World, name: str) -> None:
     rows = {row["source"]: row for row in world.json()["sources"]}
     assert rows[name]["stale"] is False
     assert rows[name]["documents"] == 1
+
+
+@given(parsers.parse('the repository "{name}" is deleted from the estate'))
+def repository_deleted(world: World, name: str) -> None:
+    shutil.rmtree(world.estate / name)
+
+
+@then(parsers.parse('no source "{name}" is listed'))
+def source_not_listed(world: World, name: str) -> None:
+    listed = {row["source"] for row in world.json()}
+    assert listed and name not in listed, listed
+
+
+@then(parsers.parse('a passage comes from "{name}"'))
+def a_passage_from(world: World, name: str) -> None:
+    assert any(r["repo"] == name for r in world.json()["results"])

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
+from contextlib import closing
 from pathlib import Path
 
+from bot import config as config_module
 from bot.engine import Engine
 from tests.fakes.estate import configure, push, release, upstream
 from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
-from tests.gitrepo import commit, git
+from tests.gitrepo import commit, git, make_repo
 from tests.integration.conftest import TOKEN
 
 GUIDE = "# Guide\n\n## Frobnicating\n\nSet the frobnication depth to seven.\n"
@@ -283,6 +286,33 @@ async def test_a_source_that_stops_qualifying_loses_clone_and_documents(tmp_path
     assert not _clone(tmp_path, "acme/widgets").exists()
     assert not _clone(tmp_path, "acme/gone").exists()
     assert _clone(tmp_path, "acme/other").is_dir()
+
+
+async def test_without_a_group_every_gitlab_source_leaves_with_its_clone(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+    assert _clone(tmp_path, "acme/widgets").is_dir()
+    make_repo(tmp_path / "handbook", {"README.md": "# Handbook\n\nFrobnication is an art.\n"})
+    local_only = config_module.from_mapping(
+        {
+            "index": {"path": str(tmp_path / "index.sqlite"), "clones": str(tmp_path / "clones")},
+            "sources": {"local": [str(tmp_path / "handbook")]},
+        },
+        env={"GITLAB_TOKEN": TOKEN},
+        base=tmp_path,
+    )
+    async with await Engine.open(local_only) as engine:
+        report = await engine.refresh()
+        assert report.removed == ("acme/widgets",)
+        assert report.clones_deleted == ("acme/widgets",)
+        assert [s.name for s in await engine.sources()] == ["handbook"]
+        found = (await engine.retrieve("frobnication")).results
+        assert found and {r.repo for r in found} == {"handbook"}
+    assert not _clone(tmp_path, "acme/widgets").exists()
+    with closing(sqlite3.connect(tmp_path / "index.sqlite")) as db:
+        left = db.execute("SELECT count(*) FROM documents WHERE source != 'handbook'").fetchone()
+    assert left == (0,)
 
 
 async def test_a_source_that_loses_its_site_keeps_only_readme_code_and_changelog(tmp_path, fake):

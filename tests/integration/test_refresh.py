@@ -1,3 +1,5 @@
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -71,6 +73,23 @@ async def test_build_indexes_every_repository_and_cites_each_kind(tmp_path, esta
         assert sprockets.url == "widgets/user_guide.md#L1-L5"
         paths = {r.path for r in (await engine.retrieve("frobnicator")).results}
         assert "notes.txt" not in paths
+
+
+async def test_a_repository_no_longer_configured_leaves_the_index(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        await engine.refresh()
+        assert {r.repo for r in (await engine.retrieve("frobnicator")).results} == {
+            "widgets",
+            "gadgets",
+        }
+    async with await Engine.open(_config(tmp_path, estate / "widgets")) as engine:
+        report = await engine.refresh()
+        assert report.removed == ("gadgets",)
+        assert [s.name for s in await engine.sources()] == ["widgets"]
+        assert {r.repo for r in (await engine.retrieve("frobnicator")).results} == {"widgets"}
+    with closing(sqlite3.connect(tmp_path / "index.sqlite")) as db:
+        left = db.execute("SELECT count(*) FROM documents WHERE source = 'gadgets'").fetchone()
+    assert left == (0,)
 
 
 async def test_an_unchanged_commit_reads_nothing(tmp_path, estate):
