@@ -30,7 +30,6 @@ from bot.discord_format.answers import error_reply
 from bot.engine import Engine
 from bot.errors import DiscordError, PhpbotscoutError
 from bot.event_loop import loop_name
-from bot.index.store import Store
 from bot.ratelimit import RateLimiter
 from bot.refresher import Refresher
 from bot.webhook import PushWebhook
@@ -192,7 +191,7 @@ class Service:
         composer = build_composer(config)
         bound = config.discord_max_concurrent_answers
         bounded = BoundedComposer(composer, bound) if composer else None
-        engine = Engine(config, await Store.open(config.index_path), composer=bounded)
+        engine = await Engine.open(config, composer=bounded)
         refresher = Refresher(engine)
         desk = AnswerDesk(engine, RateLimiter(config.discord_rate_limit))
         app = DiscordApp(config, engine, desk, refresher, on_problem)

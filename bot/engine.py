@@ -79,7 +79,9 @@ class Engine:
         self._composer_built = composer is not None
 
     @classmethod
-    async def open(cls, config: Config, embedder: Embedder | None = None) -> Engine:
+    async def open(
+        cls, config: Config, embedder: Embedder | None = None, composer: Composer | None = None
+    ) -> Engine:
         """Open (and migrate) the configured index.
 
         Raises:
@@ -87,8 +89,9 @@ class Engine:
         """
         store = await Store.open(config.index_path)
         try:
-            return cls(config, store, embedder=embedder)
+            return cls(config, store, composer=composer, embedder=embedder)
         except BaseException:
+            # The index's worker thread would otherwise keep the process alive after the error.
             await store.close()
             raise
 

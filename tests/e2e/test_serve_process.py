@@ -8,11 +8,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
 from bot import config as config_module
+from bot.index.embedder import MODEL_PACKAGE
 from tests.answering import make_estate
 from tests.discord_bot import build_index
 from tests.fakes.anthropic_server import KEY, FakeAnthropic, citing
@@ -116,4 +118,25 @@ def test_serve_without_a_token_is_a_configuration_error(tmp_path, home, discord,
     _, err = process.communicate(timeout=60)
     assert process.returncode == 2
     assert "DISCORD_TOKEN" in err and "developer portal" in err
+    assert discord.calls == []
+
+
+@pytest.mark.skipif(
+    all(find_spec(name) is not None for name in (MODEL_PACKAGE, "sentence_transformers")),
+    reason="the embed extra is installed here, so hybrid retrieval has its model",
+)
+def test_serve_in_hybrid_mode_without_a_model_exits_with_the_reason(
+    tmp_path, home, discord, fake_anthropic
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    config.write_text(config.read_text() + '[retrieval]\nmode = "hybrid"\n')
+    process = start_serve(config, fake_anthropic)
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, err = process.communicate()
+        raise AssertionError("serve did not exit after its configuration error:\n" + err) from None
+    assert process.returncode == 2, err
+    assert "retrieval.mode" in err and "phpbotscout[embed]" in err
     assert discord.calls == []
