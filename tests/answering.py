@@ -70,10 +70,17 @@ def anthropic_env(base_url: str, key: str = KEY) -> dict[str, str]:
 
 
 async def open_indexed(config: Config) -> Engine:
-    """Open the engine and build its index."""
+    """Open the engine and build its index; a failed build closes it again.
+
+    Left open, the index's worker thread would keep the test run from ever exiting.
+    """
     engine = await Engine.open(config)
-    report = await engine.refresh()
-    assert not report.failed, report
+    try:
+        report = await engine.refresh()
+        assert not report.failed, report
+    except BaseException:
+        await engine.close()
+        raise
     return engine
 
 

@@ -143,9 +143,11 @@ async def test_both_ways_of_writing_take_turns_without_busy_errors(tmp_path):
 
 async def test_the_work_runs_off_the_event_loop_and_not_after_close(tmp_path):
     store = await Store.open(tmp_path / "i.sqlite")
-    loop_thread = threading.get_ident()
-    assert await store.transact(lambda conn: threading.get_ident()) != loop_thread
-    await store.close()
+    try:
+        loop_thread = threading.get_ident()
+        assert await store.transact(lambda conn: threading.get_ident()) != loop_thread
+    finally:
+        await store.close()
     await store.close()  # safe twice
     with pytest.raises((sqlite3.ProgrammingError, RuntimeError)):
         await store.transact(_add_source("late"))
