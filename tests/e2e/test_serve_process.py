@@ -65,15 +65,20 @@ def connected(discord: FakeDiscord) -> bool:
     return discord.identified >= 1 and names == {"ask", "sources", "status"}
 
 
-def stop(process: subprocess.Popen[str], sig: int = signal.SIGTERM) -> tuple[int, str]:
-    process.send_signal(sig)
+def exited(process: subprocess.Popen[str], what: str, timeout: int = 30) -> tuple[int, str]:
+    """Wait for ``serve`` to exit; one that does not is killed and fails the test."""
     try:
-        _, err = process.communicate(timeout=30)
+        _, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
         _, err = process.communicate()
-        raise AssertionError("serve did not stop within 30 s:\n" + err) from None
+        raise AssertionError(f"serve did not {what} within {timeout} s:\n{err}") from None
     return process.returncode, err
+
+
+def stop(process: subprocess.Popen[str], sig: int = signal.SIGTERM) -> tuple[int, str]:
+    process.send_signal(sig)
+    return exited(process, "stop")
 
 
 def test_serve_answers_and_sigterm_stops_it_cleanly(tmp_path, home, discord, fake_anthropic):
@@ -131,12 +136,7 @@ def test_serve_in_hybrid_mode_without_a_model_exits_with_the_reason(
     config = write_config(tmp_path, discord, fake_anthropic)
     config.write_text(config.read_text() + '[retrieval]\nmode = "hybrid"\n')
     process = start_serve(config, fake_anthropic)
-    try:
-        _, err = process.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        _, err = process.communicate()
-        raise AssertionError("serve did not exit after its configuration error:\n" + err) from None
-    assert process.returncode == 2, err
+    code, err = exited(process, "exit after its configuration error", timeout=60)
+    assert code == 2, err
     assert "retrieval.mode" in err and "phpbotscout[embed]" in err
     assert discord.calls == []
