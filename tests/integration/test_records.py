@@ -9,7 +9,6 @@ from bot.answer.composer import Answer, Passage, Usage
 from bot.engine import Engine
 from bot.errors import ProviderError, UsageError
 from bot.index import records
-from bot.index.store import Store
 from tests.answering import answer_config, make_estate, number_of
 
 QUESTION = "What frobnication depth should I set?"
@@ -41,7 +40,7 @@ async def setup(tmp_path):
     estate = make_estate(tmp_path / "estate")
     config = answer_config(tmp_path, estate, "none")
     composer = ScriptedComposer()
-    engine = Engine(config, await Store.open(config.index_path), composer=composer)
+    engine = await Engine.open(config, composer=composer)
     await engine.refresh()
     yield engine, composer
     await engine.close()
@@ -149,6 +148,11 @@ async def test_gaps_lists_declines_only_newest_first_and_since(setup):
     [colours] = groups[0].gaps
     assert (colours.times, colours.reason) == (2, "Colours are still not covered.")
     assert colours.question == "which colours can a widget be"
+    asked = await rows(
+        engine, "SELECT id, asked_at FROM questions WHERE question LIKE '%colours%' ORDER BY id"
+    )
+    assert colours.question_ids == (asked[1][0], asked[0][0])
+    assert (colours.last_asked, colours.first_asked) == (asked[1][1], asked[0][1])
     assert await engine.gaps("2999-01-01T00:00:00+00:00") == []
 
 
