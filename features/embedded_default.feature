@@ -15,3 +15,14 @@ Feature: The embedded default corpus
     When I run `python -m bot.cli index build --json`
     Then the exit code is 0
     And source "phpbotscout" was "unchanged"
+
+  Scenario: A copy without git history, such as a downloaded archive, answers from its files
+    Given a copy of phpbotscout's files without its git history
+    When that copy is asked "how do I index a GitLab group?"
+    Then the exit code is 0
+    And every passage comes from phpbotscout's documentation, not its code
+    And passage 1 cites phpbotscout's documentation site
+    And every passage was read from the copy's files, not from a commit
+    When that copy builds its index again
+    Then the exit code is 0
+    And source "phpbotscout" was "unchanged"

@@ -1,6 +1,11 @@
+import os
+import shutil
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
-from pytest_bdd import given, scenarios, then
+from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.config import project_root
 from features.conftest import World
@@ -13,6 +18,45 @@ DOCUMENTATION = {"doc", "readme", "changelog"}
 @given("no configuration file")
 def no_configuration(world: World) -> None:
     assert not (world.root / "phpbotscout.toml").exists()
+
+
+@given("a copy of phpbotscout's files without its git history", target_fixture="copy")
+def copy_without_git(world: World) -> Path:
+    """The checkout's tracked files, as a downloaded archive holds them: no ``.git``."""
+    root = project_root()
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True
+    ).stdout.decode()
+    copy = world.root / "phpbotscout-copy"
+    for name in filter(None, listed.split("\0")):
+        if (root / name).is_file():  # a file deleted in the working tree is not copied
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root / name, copy / name)
+    assert not (copy / ".git").exists()
+    return copy
+
+
+def _run_in(world: World, copy: Path, *args: str) -> None:
+    """Run the copy's own ``bot.cli`` (the copy is the corpus it indexes)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", *args],
+        cwd=copy,
+        env=os.environ.copy(),  # the private HOME and data directory, outside the copy
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    world.code, world.stdout, world.stderr = done.returncode, done.stdout, done.stderr
+
+
+@when(parsers.parse('that copy is asked "{question}"'))
+def copy_asked(world: World, copy: Path, question: str) -> None:
+    _run_in(world, copy, "ask", question, "--retrieval-only", "--json")
+
+
+@when("that copy builds its index again")
+def copy_builds(world: World, copy: Path) -> None:
+    _run_in(world, copy, "index", "build", "--json")
 
 
 @then("every passage comes from phpbotscout's documentation, not its code")
@@ -28,3 +72,9 @@ def cites_the_site(world: World) -> None:
     site = tomllib.loads((project_root() / "zensical.toml").read_text())["project"]["site_url"]
     first = world.json()["results"][0]
     assert first["kind"] == "doc" and first["url"].startswith(site), first
+
+
+@then("every passage was read from the copy's files, not from a commit")
+def read_from_files(world: World) -> None:
+    # A directory's files are identified by a digest of their names, sizes and times.
+    assert all(r["commit"].startswith("worktree-") for r in world.json()["results"])

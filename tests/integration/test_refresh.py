@@ -7,6 +7,7 @@ import pytest
 from bot import config as config_module
 from bot.engine import Engine
 from bot.errors import EmptyIndexError, UsageError
+from bot.index import catalog
 from tests.gitrepo import commit, git, make_repo
 from tests.searchindex import left_to_merge
 
@@ -90,6 +91,20 @@ async def test_a_repository_no_longer_configured_leaves_the_index(tmp_path, esta
     with closing(sqlite3.connect(tmp_path / "index.sqlite")) as db:
         left = db.execute("SELECT count(*) FROM documents WHERE source = 'gadgets'").fetchone()
     assert left == (0,)
+
+
+async def test_only_regular_files_are_read_not_symlinks(tmp_path, estate):
+    widgets = estate / "widgets"
+    # A committed symlink's blob is its target's path; reading it would index "user_guide.md".
+    (widgets / "docs" / "alias.md").symlink_to("../user_guide.md")
+    (widgets / "install.md").write_text("# Install\n\nRun the installer twice.\n")
+    (widgets / "install.md").chmod(0o755)  # an executable file is still a regular file
+    commit(widgets, {})
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        await engine.refresh()
+        paths = set(await catalog.fingerprints(engine.store, "widgets"))
+    assert "install.md" in paths
+    assert "docs/alias.md" not in paths
 
 
 async def test_an_unchanged_commit_reads_nothing(tmp_path, estate):
