@@ -1,0 +1,22 @@
+"""A directory that is not a git repository is read from its regular files on disk."""
+
+from pathlib import Path
+
+from bot.snapshot import DirectorySnapshot
+
+
+def test_a_directory_is_read_by_its_regular_files_only(tmp_path: Path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text("# Page\n")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.md"
+    outside.write_text("# Not part of the tree\n")
+    (tmp_path / "docs" / "elsewhere.md").symlink_to(outside)  # could point anywhere at all
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "notes.md").write_text("# Installed packages\n")
+    snapshot = DirectorySnapshot(tmp_path)
+    assert [f.path for f in snapshot.files()] == ["docs/page.md"]
+    assert snapshot.read(snapshot.files()[0]) == b"# Page\n"
+    assert snapshot.commit.startswith("worktree-")
+    assert DirectorySnapshot(tmp_path).commit == snapshot.commit  # unchanged files, same id
+    (tmp_path / "docs" / "page.md").write_text("# Page, edited\n")
+    assert DirectorySnapshot(tmp_path).commit != snapshot.commit
