@@ -24,6 +24,10 @@ def test_origins_compare_scheme_host_and_port():
     assert not same_origin("https://gl.example:8443/a.git", "https://gl.example/")
     assert not same_origin("https://gl.example.evil/a.git", "https://gl.example/")
     assert not same_origin("https://gl.example@evil.example/a.git", "https://gl.example/")
+    # A URL without a scheme or without a host has no origin, so it matches nothing, itself
+    # included: a token is never sent to an address that does not say where it goes.
+    for partial in ("https:///a.git", "//gl.example/a.git", "gl.example/a.git"):
+        assert not same_origin(partial, partial), partial
 
 
 def test_plain_http_is_only_for_loopback():
