@@ -35,12 +35,15 @@ def test_plain_http_is_only_for_loopback():
     assert plain_text_allowed("http://127.0.0.1:8080/")
     assert plain_text_allowed("http://localhost/")
     assert not plain_text_allowed("http://gl.example/")
+    assert not plain_text_allowed("127.0.0.1/api")  # no scheme: nowhere a token may go
     assert is_loopback("::1") and is_loopback("127.3.2.1") and not is_loopback("10.0.0.1")
 
 
 def test_forge_root_and_ssh_hosts():
     assert forge_root("https://gl.example/api/v4") == "https://gl.example/"
     assert forge_root("http://127.0.0.1:9000/api/v4") == "http://127.0.0.1:9000/"
+    assert forge_root("https://[::1]/api/v4") == "https://[::1]/"
+    assert forge_root("https://[::1]:8443/api/v4") == "https://[::1]:8443/"
     assert ssh_host("git@gl.example:acme/a.git") == "gl.example"
     assert ssh_host("ssh://git@gl.example:2222/acme/a.git") == "gl.example"
     assert ssh_host("https://gl.example/acme/a.git") is None
