@@ -58,6 +58,8 @@ async def test_build_indexes_every_repository_and_cites_each_kind(tmp_path, esta
     async with await Engine.open(_config(tmp_path, estate)) as engine:
         report = await engine.refresh()
         assert [o.status for o in report.outcomes] == ["indexed", "indexed"]
+        # Durations are elapsed times, not clock readings (a bound for sense, not for speed).
+        assert all(0 <= s < 600 for s in [report.seconds, *(o.seconds for o in report.outcomes)])
         retrieval = await engine.retrieve("what frobnication depth should I set?")
         top = retrieval.results[0]
         assert (top.repo, top.path, top.heading) == (
