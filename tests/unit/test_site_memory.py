@@ -17,9 +17,10 @@ def _memory(at: str, interval: float = 3600.0) -> Memory:
     return Memory(seen={"acme/lib": SiteSeen(URL, HEAD, at)}, site_check_interval=interval, now=NOW)
 
 
-def test_a_recent_answer_at_the_same_url_and_head_stands():
-    seen = _memory("2026-06-01T11:30:00+00:00").still_answering("acme/lib", URL, HEAD)
-    assert seen is not None and seen.at == "2026-06-01T11:30:00+00:00"
+@pytest.mark.parametrize("at", ["2026-06-01T11:30:00+00:00", "2026-06-01T12:00:00+00:00"])
+def test_a_recent_answer_at_the_same_url_and_head_stands(at):
+    seen = _memory(at).still_answering("acme/lib", URL, HEAD)  # also one given this instant
+    assert seen is not None and seen.at == at
 
 
 @pytest.mark.parametrize(
@@ -39,6 +40,7 @@ def test_anything_that_changed_means_asking_again(name, url, head):
     "at",
     [
         "2026-06-01T10:59:59+00:00",  # older than the interval
+        "2026-06-01T11:00:00+00:00",  # exactly the interval old: due again
         "2026-06-01T12:00:01+00:00",  # in the future: a clock that went back
         "2026-06-01T11:30:00",  # no time zone: its age cannot be told
         "yesterday",  # unreadable
