@@ -117,6 +117,7 @@ async def test_an_unchanged_commit_reads_nothing(tmp_path, estate):
         ("unchanged", 0, 0),
         ("unchanged", 0, 0),
     ]
+    assert all(0 <= o.seconds < 600 for o in again.outcomes)
 
 
 async def test_a_moved_commit_rereads_only_changed_files_and_drops_vanished(tmp_path, estate):
@@ -143,6 +144,7 @@ async def test_a_failing_source_keeps_its_previous_index(tmp_path, estate):
         report = await engine.refresh()
         failed = {o.name: o for o in report.failed}
         assert "widgets" in failed and "damaged" in (failed["widgets"].error or "")
+        assert 0 <= failed["widgets"].seconds < 600
         assert (await engine.retrieve("frobnication depth")).results[0].repo == "widgets"
         status = {s.state.name: s.state for s in await engine.status()}
         assert status["widgets"].last_error and status["gadgets"].last_error is None
