@@ -60,7 +60,10 @@ async def test_every_clause_decides_and_is_recorded(tmp_path: Path, fake: FakeGi
     config = configure(tmp_path, fake, token=TOKEN, sources={"exclude": ["infra"]})
     async with await Engine.open(config) as engine:
         report = await engine.refresh()
-        verdicts = _verdicts(await engine.sources())
+        states = await engine.sources()
+        verdicts = _verdicts(states)
+    # Each project is shown where people find it on the forge: its web page.
+    assert {s.name: s.location for s in states}["acme/handbook"] == f"{fake.url}/acme/handbook"
     assert verdicts == {
         "acme/handbook": ("admitted", "site"),
         "acme/go/config": ("admitted", "siteless"),
