@@ -326,7 +326,10 @@ async def test_a_source_that_loses_its_site_keeps_only_readme_code_and_changelog
         assert (state.verdict, state.clause) == ("admitted", "siteless")
         assert "pages_access_level is disabled" in state.detail
         assert not (await engine.retrieve("frobnication depth")).results
-        assert (await engine.retrieve("levers")).results
+        (readme,) = (await engine.retrieve("levers")).results
+        # Cited on the forge: the project's web page, the file at the indexed commit, its lines.
+        head = git(fake.repo_dir("acme/go/lib"), "rev-parse", "HEAD")
+        assert readme.url == f"{fake.url}/acme/go/lib/-/blob/{head}/README.md#L1-3"
 
 
 async def test_a_site_seen_answering_is_trusted_until_the_branch_moves(tmp_path, fake):
