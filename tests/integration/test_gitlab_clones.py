@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
-from contextlib import closing
 from pathlib import Path
 
 from bot import config as config_module
 from bot.engine import Engine
+from bot.index import catalog
 from tests.fakes.estate import configure, push, release, upstream
 from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
 from tests.gitrepo import commit, git, make_repo
@@ -309,10 +308,8 @@ async def test_without_a_group_every_gitlab_source_leaves_with_its_clone(tmp_pat
         assert [s.name for s in await engine.sources()] == ["handbook"]
         found = (await engine.retrieve("frobnication")).results
         assert found and {r.repo for r in found} == {"handbook"}
+        assert await catalog.fingerprints(engine.store, "acme/widgets") == {}  # no document left
     assert not _clone(tmp_path, "acme/widgets").exists()
-    with closing(sqlite3.connect(tmp_path / "index.sqlite")) as db:
-        left = db.execute("SELECT count(*) FROM documents WHERE source != 'handbook'").fetchone()
-    assert left == (0,)
 
 
 async def test_a_source_that_loses_its_site_keeps_only_readme_code_and_changelog(tmp_path, fake):
