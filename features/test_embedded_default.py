@@ -1,5 +1,4 @@
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -9,6 +8,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.config import project_root
 from features.conftest import World
+from tests.gitrepo import git, write_files
 
 scenarios("embedded_default.feature")
 
@@ -24,14 +24,12 @@ def no_configuration(world: World) -> None:
 def copy_without_git(world: World) -> Path:
     """The checkout's tracked files, as a downloaded archive holds them: no ``.git``."""
     root = project_root()
-    listed = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True
-    ).stdout.decode()
+    tracked = [name for name in git(root, "ls-files", "-z").split("\0") if name]
     copy = world.root / "phpbotscout-copy"
-    for name in filter(None, listed.split("\0")):
-        if (root / name).is_file():  # a file deleted in the working tree is not copied
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(root / name, copy / name)
+    # A file deleted in the working tree but not yet in git is not copied.
+    write_files(
+        copy, {name: (root / name).read_bytes() for name in tracked if (root / name).is_file()}
+    )
     assert not (copy / ".git").exists()
     return copy
 

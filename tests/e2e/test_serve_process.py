@@ -120,8 +120,8 @@ def test_an_answer_in_flight_is_finished_before_serve_exits(
 def test_serve_without_a_token_is_a_configuration_error(tmp_path, home, discord, fake_anthropic):
     config = write_config(tmp_path, discord, fake_anthropic)
     process = start_serve(config, fake_anthropic, DISCORD_TOKEN="")
-    _, err = process.communicate(timeout=60)
-    assert process.returncode == 2
+    code, err = exited(process, "exit after its configuration error", timeout=60)
+    assert code == 2
     assert "DISCORD_TOKEN" in err and "developer portal" in err
     assert discord.calls == []
 
