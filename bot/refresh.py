@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from bot.clones import Clones
 from bot.config import Config
@@ -108,7 +109,7 @@ async def refresh(
             )
 
         await writer.record_verdicts(store, candidates)
-        removed = await _forget_vanished(store, config, {c.name for c in candidates})
+        removed = await _forget_vanished(store, config, candidates)
         for candidate in candidates:
             if candidate.verdict is Verdict.REJECTED:
                 await writer.clear_documents(store, candidate.name)
@@ -190,14 +191,29 @@ async def _due(config: Config, store: Store) -> set[str]:
     }
 
 
-async def _forget_vanished(store: Store, config: Config, names: set[str]) -> list[str]:
+async def _forget_vanished(
+    store: Store, config: Config, candidates: Sequence[Candidate]
+) -> list[str]:
     """Sources no longer configured leave the index with everything they held.
 
-    Local sources go when their path is no longer configured; GitLab sources only when no
-    group is configured any more (a project that left the group is rejected, not forgotten).
+    Local sources go when their path is no longer configured, or is no longer in a configured
+    directory that could be read: a directory that is missing this run (moved, or on a disk not
+    mounted) proves nothing about the repositories it held, so they keep their last index.
+    GitLab sources go only when no group is configured any more (a project that left the group
+    is rejected, not forgotten).
     """
+    found = {c.name for c in candidates}
+    unreadable = [
+        c.path for c in candidates if c.origin == "local" and c.verdict is Verdict.UNRESOLVED
+    ]
     states = await catalog.sources(store)
-    gone = [s.name for s in states if s.origin == "local" and s.name not in names]
+    gone = [
+        s.name
+        for s in states
+        if s.origin == "local"
+        and s.name not in found
+        and not any(p is not None and Path(s.location).is_relative_to(p) for p in unreadable)
+    ]
     if not config.gitlab_group:
         gone += [s.name for s in states if s.origin == "gitlab"]
     await writer.drop_sources(store, gone)

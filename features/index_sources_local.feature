@@ -59,3 +59,14 @@ Feature: Explaining which local repositories are indexed
     Then the exit code is 0
     And no passage comes from "widgets"
     And a passage comes from "gadgets"
+
+  Scenario: A directory of repositories that cannot be read keeps what it held
+    Given the index has been built
+    And the estate directory is moved away
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then source "estate" is "unresolved" by clause "missing"
+    And source "widgets" is "admitted" by clause "local"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then the exit code is 0
+    And a passage comes from "widgets"

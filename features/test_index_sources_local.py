@@ -30,6 +30,11 @@ def repository_deleted(world: World, name: str) -> None:
     shutil.rmtree(world.estate / name)
 
 
+@given("the estate directory is moved away")
+def estate_moved(world: World) -> None:
+    world.estate.rename(world.root / "elsewhere")
+
+
 @then(parsers.parse('no source "{name}" is listed'))
 def source_not_listed(world: World, name: str) -> None:
     listed = {row["source"] for row in world.json()}

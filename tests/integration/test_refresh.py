@@ -91,6 +91,21 @@ async def test_a_repository_no_longer_configured_leaves_the_index(tmp_path, esta
         assert await catalog.fingerprints(engine.store, "gadgets") == {}  # no document left
 
 
+async def test_a_directory_that_cannot_be_read_keeps_its_repositories_last_index(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        await engine.refresh()
+        estate.rename(tmp_path / "unmounted")  # a disk not mounted, a directory moved
+        report = await engine.refresh()
+        assert report.removed == ()
+        states = {s.name: s for s in await engine.sources()}
+        assert (states["estate"].verdict, states["estate"].clause) == ("unresolved", "missing")
+        assert states["widgets"].documents > 0 and states["gadgets"].documents > 0
+        assert {r.repo for r in (await engine.retrieve("frobnicator")).results} == {
+            "widgets",
+            "gadgets",
+        }
+
+
 async def test_only_regular_files_are_read_not_symlinks(tmp_path, estate):
     widgets = estate / "widgets"
     # A committed symlink's blob is its target's path; reading it would index "user_guide.md".
