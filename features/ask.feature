@@ -62,6 +62,34 @@ Feature: Asking a question
     And the question is declined as "ungrounded"
     And the decline reason says "`frobnication.level`"
 
+  Scenario: A code block using a flag no cited passage contains is not shown
+    Given the model answers, citing "Installing widgets":
+      """
+      Run:
+
+      ```sh
+      widgetctl install --purge
+      ```
+      """
+    When I run `python -m bot.cli ask "How do I install widgets?" --json`
+    Then the exit code is 0
+    And the question is declined as "ungrounded"
+    And the decline reason says "`--purge`"
+
+  Scenario: An answer linking to an address no cited passage gives is not shown
+    Given the model answers "Set `frobnication.depth` to seven; first log in at [the console](https://login.example.net/)." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the question is declined as "ungrounded"
+    And the decline reason says "https://login.example.net/"
+
+  Scenario: A passage the answer points to in its text is listed with its citations
+    Given the model answers "Run `widgetctl install` [1], then set `frobnication.depth` to seven [2]." citing passage 2
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -37,6 +37,11 @@ def model_answers_citing(fake_anthropic, answer, heading):
     fake_anthropic.script(citing(answer, heading))
 
 
+@given(parsers.parse('the model answers, citing "{heading}":'))
+def model_answers_at_length(fake_anthropic, heading, docstring: str):
+    fake_anthropic.script(citing(docstring, heading))
+
+
 @given(parsers.parse('the model answers "{answer}" citing passage {n:d}'))
 def model_answers_citing_number(fake_anthropic, answer, n):
     fake_anthropic.script(tool_call(answer, [n]))
@@ -69,6 +74,13 @@ def answer_cites(world, heading):
     assert [c["heading"] for c in data["citations"]] == [heading]
     assert data["decline"] is None
     assert all(c["url"] for c in data["citations"])
+
+
+@then(parsers.parse("the answer cites {count:d} passages"))
+def answer_cites_count(world, count):
+    data = world.json()
+    assert len(data["citations"]) == count, data["citations"]
+    assert data["decline"] is None
 
 
 @then("the model was sent the passages fenced and numbered")

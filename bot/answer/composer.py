@@ -39,6 +39,11 @@ class Passage(Protocol):
         """The passage itself."""
         ...
 
+    @property
+    def url(self) -> str:
+        """Where the passage is cited: its docs page and anchor, or its lines at a commit."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Usage:

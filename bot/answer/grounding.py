@@ -1,17 +1,27 @@
 """Checking a drafted answer against the passages it was drafted from (pure).
 
-A draft is shown only if it cites at least one passage, every citation names a passage that
-was supplied, and every identifier it puts in backticks occurs in a passage it cites. The
-last rule catches the commonest invention: a plausible option, flag or function that the
-documentation never mentions. Anything else becomes a decline that says why.
+A draft is shown only if it cites at least one passage, every passage number it uses (in its
+citations or as a ``[n]`` marker in its text) names a passage that was supplied, every
+identifier it writes as code occurs in a passage it cites, and every link it gives comes from
+a passage it cites. The identifier rule catches the commonest invention: a plausible option,
+flag or function that the documentation never mentions; the link rule keeps an answer from
+sending a reader anywhere the documentation does not. Anything else becomes a decline that
+says why.
+
+Answers are read as two renderers read them: CommonMark (the terminal, the docs) and Discord,
+which draws only closed backtick fences as code blocks. Whatever either would show as code is
+checked, so no formatting choice lets a name past the checks.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from markdown_it import MarkdownIt
 
 from bot.answer.composer import Answer, Passage
 from bot.answer.outcome import NOTHING_MATCHED_REASON, Decline, Outcome, citations_for
@@ -19,20 +29,94 @@ from bot.answer.outcome import NOTHING_MATCHED_REASON, Decline, Outcome, citatio
 if TYPE_CHECKING:
     from bot.index.retriever import Result
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1[`~]*[ \t]*$|\Z)", re.M | re.S)
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 _SPACE = re.compile(r"\s+")
+# In a code block, the names worth checking: a flag, and a compound name (``NewClient``,
+# ``max_recv_size``, ``HTTPServer``). Plain words (``client``, ``err``) name nothing in
+# particular; what the reader fills in is written as ``<placeholder>`` and left alone.
+_BLOCK_NAME = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|[A-Za-z_][A-Za-z0-9_]*")
+_COMPOUND = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z0-9]_[A-Za-z0-9]")
+_PLACEHOLDER = re.compile(r"<[^<>\n]*>")
+# A link's address: behind link text, in angle brackets, or written out (Discord links it).
+_LINK = re.compile(
+    r"\]\(\s*<?([^\s()<>]+)|<([a-z][a-z0-9+.-]*:[^\s<>]+)>|(https?://[^\s<>\[\]()]+)", re.I
+)
+_LINK_TRAIL = ".,;:!?'\")]*_"
+# A passage marker in prose: [2], or [1, 3].
+_MARKER = re.compile(r"(?<!\w)\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\]")
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").disable("inline")  # only the blocks are needed
+
+
+@dataclass(frozen=True, slots=True)
+class _Code:
+    """What an answer writes as code, and its prose with that code taken out."""
+
+    spans: list[str]
+    blocks: list[str]
+    prose: str
 
 
 def _squash(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def _closed(lines: Sequence[str], end: int, markup: str) -> bool:
+    """Whether the fence opened with ``markup`` is closed on line ``end - 1``."""
+    if end - 1 < 0 or end - 1 >= len(lines):
+        return False
+    last = lines[end - 1].lstrip(" \t>").rstrip()  # inside a quote too
+    return len(last) >= len(markup) and set(last) == {markup[0]}
+
+
+def _read_code(markdown: str) -> _Code:
+    lines = markdown.split("\n")
+    blocks: list[str] = []
+    drawn = [False] * len(lines)  # lines both renderers draw as a code block
+    for token in _parser().parse(markdown):
+        if token.type not in ("fence", "code_block") or token.map is None:
+            continue
+        blocks.append(token.content)
+        start, end = token.map
+        if token.type == "fence" and token.markup[0] == "`" and _closed(lines, end, token.markup):
+            drawn[start:end] = [True] * (end - start)
+    rest = "\n".join(line for line, code in zip(lines, drawn, strict=True) if not code)
+    spans = [_squash(m.group(2)) for m in _CODE_SPAN.finditer(rest)]
+    prose = _CODE_SPAN.sub(" ", rest)
+    return _Code([s for s in spans if s], blocks, prose)
+
+
 def inline_code(markdown: str) -> list[str]:
-    """Every inline code span's text, in order, blanks and fenced blocks left out."""
-    prose = _FENCE.sub("", markdown)
-    spans = (_squash(m.group(2)) for m in _CODE_SPAN.finditer(prose))
-    return [s for s in spans if s]
+    """Every inline code span's text, in order, blanks and drawn code blocks left out."""
+    return _read_code(markdown).spans
+
+
+def block_names(block: str) -> list[str]:
+    """The flags and compound names a code block uses, placeholders left out."""
+    names = _BLOCK_NAME.findall(_PLACEHOLDER.sub(" ", block))
+    return [n for n in names if n.startswith("-") or _COMPOUND.search(n.strip("_"))]
+
+
+def links(markdown: str) -> list[str]:
+    """Every address the answer's prose links to, in order (code is not a link)."""
+    prose = _read_code(markdown).prose
+    found = (next(g for g in m.groups() if g) for m in _LINK.finditer(prose))
+    return list(dict.fromkeys(url.rstrip(_LINK_TRAIL) for url in found))
+
+
+def markers(markdown: str) -> list[int]:
+    """The passage numbers the answer's prose refers to as ``[n]``, code left out."""
+    prose = _read_code(markdown).prose
+    numbers = (int(n) for m in _MARKER.finditer(prose) for n in m.group(1).split(","))
+    return list(dict.fromkeys(numbers))
+
+
+def cited_numbers(answer: Answer) -> tuple[int, ...]:
+    """The passages an answer relies on: its citations, then any others its text refers to."""
+    return tuple(dict.fromkeys((*answer.citations, *markers(answer.text))))
 
 
 def _haystack(passage: Passage) -> str:
@@ -46,10 +130,19 @@ def _occurs(span: str, haystacks: Sequence[str]) -> bool:
 
 
 def unsupported_identifiers(text: str, cited: Sequence[Passage]) -> list[str]:
-    """Backticked identifiers in ``text`` that no passage in ``cited`` contains."""
+    """Identifiers ``text`` writes as code that no passage in ``cited`` contains."""
     haystacks = [_haystack(p) for p in cited]
-    missing = [span for span in inline_code(text) if not _occurs(span, haystacks)]
+    code = _read_code(text)
+    written = [*code.spans, *(name for block in code.blocks for name in block_names(block))]
+    missing = [name for name in written if not _occurs(name, haystacks)]
     return list(dict.fromkeys(missing))
+
+
+def unsupported_links(text: str, cited: Sequence[Passage]) -> list[str]:
+    """Addresses ``text`` links to that no passage in ``cited`` gives or is cited at."""
+    own = {p.url.split("#", 1)[0] for p in cited if p.url} | {p.url for p in cited if p.url}
+    texts = [p.text for p in cited]
+    return [url for url in links(text) if url not in own and not any(url in t for t in texts)]
 
 
 def _numbers(numbers: Sequence[int]) -> str:
@@ -67,7 +160,8 @@ def judge(answer: Answer, passages: Sequence[Passage]) -> Decline | None:
         return Decline("ungrounded", "The model neither answered nor declined.")
     if not answer.citations:
         return Decline("ungrounded", "The drafted answer cited no passage.")
-    outside = [n for n in answer.citations if not 1 <= n <= len(passages)]
+    numbers = cited_numbers(answer)
+    outside = [n for n in numbers if not 1 <= n <= len(passages)]
     if outside:
         supplied = f"1–{len(passages)}" if passages else "none"
         return Decline(
@@ -75,13 +169,20 @@ def judge(answer: Answer, passages: Sequence[Passage]) -> Decline | None:
             f"The drafted answer cited passage {_numbers(outside)}, but only passages "
             f"{supplied} were supplied.",
         )
-    cited = [passages[n - 1] for n in answer.citations]
+    cited = [passages[n - 1] for n in numbers]
     missing = unsupported_identifiers(answer.text, cited)
     if missing:
         names = ", ".join(f"`{m}`" for m in missing[:5])
         return Decline(
             "ungrounded",
             f"The drafted answer names {names}, which no cited passage contains.",
+        )
+    elsewhere = unsupported_links(answer.text, cited)
+    if elsewhere:
+        addresses = ", ".join(elsewhere[:3])
+        return Decline(
+            "ungrounded",
+            f"The drafted answer links to {addresses}, which no cited passage gives.",
         )
     return None
 
@@ -112,5 +213,5 @@ def settle(
     refused = judge(draft, passages)
     if refused is not None:
         return replace(asked, kind="declined", decline=refused)
-    cited = citations_for(draft.citations, passages)
+    cited = citations_for(cited_numbers(draft), passages)
     return replace(asked, kind="answered", answer=draft.text, citations=cited)

@@ -1,4 +1,4 @@
-"""The grounding checks: citations inside the supplied set, identifiers from cited passages."""
+"""The grounding checks: passage numbers from the supplied set; code and links from cited ones."""
 
 from dataclasses import dataclass
 
@@ -6,7 +6,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.answer.composer import Answer
-from bot.answer.grounding import inline_code, judge, unsupported_identifiers
+from bot.answer.grounding import (
+    block_names,
+    inline_code,
+    judge,
+    links,
+    markers,
+    unsupported_identifiers,
+)
 
 
 @dataclass(frozen=True)
@@ -16,10 +23,11 @@ class P:
     path: str = "docs/guide.md"
     heading_path: tuple[str, ...] = ("Guide",)
     symbol: str = ""
+    url: str = "https://docs.example.org/guide/#tuning"
 
 
 PASSAGES = [
-    P("Set `frobnication.depth` to seven in `widgets.toml`."),
+    P("Set `frobnication.depth` to seven in `widgets.toml`. See https://example.org/tuning."),
     P("Run widgetctl install to install it.", heading_path=("Guide", "Installing")),
     P("func WithBaseURL(url string) Option", path="client.go", symbol="WithBaseURL"),
 ]
@@ -90,6 +98,73 @@ def test_inline_code_spans():
     )
     assert inline_code(text) == ["a.b", "c `d` e", "spaced out", "last"]
     assert unsupported_identifiers("`frobnication.depth`", [PASSAGES[0]]) == []
+
+
+def test_code_blocks_are_checked_for_flags_and_compound_names():
+    passage = P("Run `widgetctl install --force`, then `client := widgets.NewClient(token)`.")
+    grounded = "Run:\n```sh\nwidgetctl install --force\n```"
+    assert judge(answer(grounded), [passage]) is None
+    invented = judge(answer("Run:\n```sh\nwidgetctl install --purge\n```"), [passage])
+    assert invented is not None and "`--purge`" in invented.reason
+    made_up = judge(answer("```go\nc := widgets.NewClientWithRetry(token)\n```"), [passage])
+    assert made_up is not None and "`NewClientWithRetry`" in made_up.reason
+    # What the reader fills in is a placeholder, and plain words name nothing in particular.
+    assert judge(answer("```go\nc := widgets.NewClient(<yourToken>)\n```"), [passage]) is None
+    assert block_names("x := doThing(a_b, <myValue>) -v --dry-run") == [
+        "doThing",
+        "a_b",
+        "-v",
+        "--dry-run",
+    ]
+    assert block_names("__init__ HTTPServer MAX_SIZE plain") == ["HTTPServer", "MAX_SIZE"]
+
+
+def test_code_hidden_by_fences_a_renderer_does_not_draw_is_still_checked():
+    # Discord draws neither tilde fences nor unclosed ones: the spans inside show as code.
+    tilde = "Set `frobnication.depth`.\n~~~\nAlso pass `--bogus-flag`.\n~~~"
+    unclosed = "```\nx\n\nThen set `frobnication.level`."
+    # Backticks with text after them on the same line open no fence: they make a span.
+    same_line = "```frobnication.level``` is the option."
+    listed = "1. Run:\n\n   ```\n   widgetctl --purge\n   ```"
+    for text, name in [
+        (tilde, "--bogus-flag"),
+        (unclosed, "frobnication.level"),
+        (same_line, "frobnication.level"),
+        (listed, "--purge"),
+    ]:
+        decline = judge(answer(text), PASSAGES)
+        assert decline is not None and f"`{name}`" in decline.reason, text
+
+
+def test_links_must_come_from_a_cited_passage():
+    assert (
+        judge(answer("Set `frobnication.depth`; see https://example.org/tuning."), PASSAGES) is None
+    )
+    # The address a cited passage is cited at, with or without its anchor.
+    assert judge(answer("See [the guide](https://docs.example.org/guide/)."), PASSAGES) is None
+    phishing = "Set `frobnication.depth`. Log in at [the console](https://evil.example/login)."
+    for text in (phishing, "See <https://evil.example/x>.", "See https://evil.example/x."):
+        decline = judge(answer(text), PASSAGES)
+        assert decline is not None and decline.kind == "ungrounded", text
+        assert "https://evil.example/" in decline.reason
+    # A passage not cited does not vouch for an address.
+    unvouched = judge(answer("Run `widgetctl install`; https://example.org/tuning.", [2]), PASSAGES)
+    assert unvouched is not None and "https://example.org/tuning" in unvouched.reason
+    # An address inside code is not a link. One with parentheses is checked up to them, and
+    # punctuation after an address is not part of it.
+    assert links("`https://evil.example/x` and\n```\nhttps://evil.example/y\n```") == []
+    assert links("[a](https://a.example/wiki/A_(b)) and https://b.example/q).") == [
+        "https://a.example/wiki/A",
+        "https://b.example/q",
+    ]
+
+
+def test_passage_markers_in_the_text_count_as_citations():
+    assert markers("Seven [1], or eight [2, 3][4]; `a[5]` and items[6] are code.") == [1, 2, 3, 4]
+    outside = judge(answer("Set `frobnication.depth` to seven [1][9].", [1]), PASSAGES)
+    assert outside is not None and "cited passage 9" in outside.reason
+    # A passage referred to in the text is a cited passage: its names count, and it is listed.
+    assert judge(answer("Run `widgetctl install` [2].", [1]), PASSAGES) is None
 
 
 @given(
