@@ -8,9 +8,10 @@ model would take for one of those delimiters. So untrusted text is neutralised f
 * every kind of line break becomes ``\n``, so what is inspected line by line is exactly
   what the model sees line by line;
 * each line is *folded*: compatibility forms (full-width, mathematical letters) become plain
-  letters, accents and other combining marks and invisible characters are dropped, look-alike
-  letters from Cyrillic, Greek and small capitals become the ASCII letters they imitate, and
-  every kind of dash becomes ``-``;
+  letters, accents and other combining marks and invisible characters are dropped, every
+  character Unicode's confusables data (UTS #39) lists as looking like an ASCII letter becomes
+  that letter (Cyrillic, Greek, Cherokee, Lisu, ...), as do small capitals and a few other
+  stand-ins it leaves out, and every kind of dash becomes ``-``;
 * a folded line in which the word BEGIN or END stands next to the word PASSAGE (or
   PASSAGES), in any case, with any spacing or punctuation between and even inside the words,
   is rewritten so that a marker separates them: ``END (quoted) PASSAGE``. The words stay
@@ -21,26 +22,21 @@ model would take for one of those delimiters. So untrusted text is neutralised f
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from functools import lru_cache
+from importlib.resources import files
 
 # Characters Python (and so very likely the model's tokenizer) treats as line breaks.
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
-# Look-alike letters that NFKC leaves alone, mapped to the ASCII letter they imitate. Only
-# the letters of BEGIN, END and PASSAGE matter here.
+# Look-alike letters the confusables data does not list as such (small capitals, Greek nu,
+# which it likens to v), mapped to the letter they imitate in BEGIN, END and PASSAGE.
 _LOOK_ALIKES = str.maketrans(
     {
-        # Cyrillic
-        "а": "a", "А": "A", "в": "b", "В": "B", "ь": "b", "Ь": "b", "е": "e", "Е": "E",
-        "ё": "e", "Ё": "E", "ԁ": "d", "і": "i", "І": "I", "ӏ": "i", "Ӏ": "I", "р": "p",
-        "Р": "P", "ѕ": "s", "Ѕ": "S", "ց": "g", "ո": "n", "ҽ": "e",
-        # Greek
-        "α": "a", "Α": "A", "β": "b", "Β": "B", "ε": "e", "Ε": "E", "ι": "i", "Ι": "I",
-        "ν": "n", "Ν": "N", "ρ": "p", "Ρ": "P", "ϲ": "c",
-        # Latin small capitals and other stand-ins
-        "ᴀ": "a", "ʙ": "b", "ᴅ": "d", "ᴇ": "e", "ɢ": "g", "ɪ": "i", "ɴ": "n", "ᴘ": "p",
-        "ꜱ": "s", "ɑ": "a", "ɡ": "g", "ı": "i", "ɩ": "i", "ß": "ss", "ẞ": "SS",
+        "ν": "n", "ᴀ": "a", "ʙ": "b", "ᴅ": "d", "ᴇ": "e", "ɢ": "g", "ɴ": "n", "ᴘ": "p",
+        "ß": "ss", "ẞ": "SS",
     }
 )  # fmt: skip
 
@@ -68,10 +64,35 @@ def normalise_breaks(text: str) -> str:
     return _LINE_BREAKS.sub("\n", text)
 
 
+@lru_cache(maxsize=1)
+def _confusable_letters() -> dict[str, str]:
+    """Each non-ASCII character that Unicode's confusables data says looks like one ASCII letter.
+
+    The data is the package's own copy of the Unicode table, read as shipped: the package's
+    API answers about whole strings, and this needs the table character by character.
+    """
+    data = json.loads((files("confusable_homoglyphs") / "confusables.json").read_text("utf-8"))
+    letters = {}
+    for char, glyphs in data.items():
+        if len(char) != 1 or char.isascii():
+            continue
+        looks = [g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii()]
+        if looks and looks[0].isalpha():
+            # The data likens every vertical stroke (Cyrillic І, Greek Ι) to l; in the
+            # delimiter's words such a stroke can only stand for the I of BEGIN.
+            letters[char] = "i" if looks[0] == "l" else looks[0]
+    return letters
+
+
 def _fold_char(ch: str) -> str:
     """What one character of NFKD-normalised text folds to (the empty string: dropped)."""
     if (look_alike := _LOOK_ALIKES.get(ord(ch))) is not None:
         return str(look_alike)
+    letters = _confusable_letters()
+    # The data lists some letters in one case only (Komi Ԍ, not ԍ); delimiters ignore case.
+    for form in (ch, ch.upper(), ch.lower()):
+        if form in letters:
+            return letters[form]
     category = unicodedata.category(ch)
     if category in ("Cf", "Mn", "Me"):
         return ""  # zero-width characters and combining marks are invisible padding
