@@ -89,11 +89,14 @@ async def on_feedback(
     if vote is None:
         return
     reference = str(interaction.id)
+    # Acknowledged before the vote is written: Discord fails a press not answered within three
+    # seconds, and the write may queue behind a refresh that is writing to the index.
+    await messages.defer_press(interaction)
     try:
         await engine.vote(vote.answer_id, str(interaction.user.id), vote.helpful)
     except PhpbotscoutError as exc:
         log.warning("interaction %s: vote not recorded: %s", reference, exc)
-        await messages.answer_press(interaction, error_reply(exc, reference))
+        await messages.answer_deferred_press(interaction, error_reply(exc, reference))
         return
     log.info("interaction %s: vote on answer %d recorded", reference, vote.answer_id)
-    await messages.answer_press(interaction, vote_reply(vote.helpful))
+    await messages.answer_deferred_press(interaction, vote_reply(vote.helpful))

@@ -105,14 +105,19 @@ async def tell(ctx: lightbulb.Context, reply: Reply) -> None:
     await edit_original(ctx.interaction, reply)
 
 
-async def answer_press(interaction: hikari.ComponentInteraction, reply: Reply) -> None:
-    """Answer a button press with a new message (usually ephemeral)."""
+async def defer_press(interaction: hikari.ComponentInteraction) -> None:
+    """Acknowledge a button press at once, with a reply to come that only the presser sees."""
     await interaction.create_initial_response(
-        hikari.ResponseType.MESSAGE_CREATE,
-        reply.content or hikari.UNDEFINED,
+        hikari.ResponseType.DEFERRED_MESSAGE_CREATE, flags=hikari.MessageFlag.EPHEMERAL
+    )
+
+
+async def answer_deferred_press(interaction: hikari.ComponentInteraction, reply: Reply) -> None:
+    """Show ``reply`` in place of a deferred press's "thinking…"."""
+    await interaction.edit_initial_response(
+        reply.content or None,
         embeds=embeds(reply),
         components=components(reply.buttons),
-        flags=_flags(reply),
         **NO_MENTIONS,
     )
 

@@ -37,6 +37,15 @@ Feature: Asking in Discord
     When the same reader presses "Not helpful"
     Then the answer has exactly one vote, and it is not helpful
 
+  Scenario: A feedback press is acknowledged at once while a refresh is writing the index
+    Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
+    And someone has run /ask "What frobnication depth should I set?"
+    And a refresh is writing to the index
+    When a reader presses "Helpful" while the refresh writes
+    Then Discord is told at once that a private reply is coming
+    When the refresh finishes writing
+    Then only the reader sees "your vote is recorded as helpful"
+
   Scenario: Asking too often is answered privately with how long to wait
     When someone runs /ask "zyzzyva quux" 4 times
     Then only they see "Try again in"

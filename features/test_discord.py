@@ -10,9 +10,9 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from tests.answering import make_estate
-from tests.discord_bot import BotThread, bot_config, build_index
+from tests.discord_bot import BotThread, HeldWrite, bot_config, build_index
 from tests.fakes.anthropic_server import FakeAnthropic, citing, tool_call
-from tests.fakes.discord import FakeDiscord, Interaction, Reply
+from tests.fakes.discord import EPHEMERAL, FakeDiscord, Interaction, Reply
 from tests.gitrepo import make_repo
 
 scenarios("discord.feature")
@@ -45,6 +45,8 @@ class Chat:
     interactions: list[Interaction] = field(default_factory=list)
     replies: list[Reply] = field(default_factory=list)
     reader: int = 0
+    refresh: HeldWrite | None = None
+    pressed: Interaction | None = None
 
     def run(self, command: str, user: int, **options: str) -> Reply:
         interaction = self.discord.command(command, options or None, user=user)
@@ -61,7 +63,10 @@ class Chat:
 @pytest.fixture
 def chat(running: BotThread, discord: FakeDiscord, fake_anthropic: FakeAnthropic) -> Iterator[Chat]:
     discord.reset()
-    yield Chat(discord, running)
+    chat = Chat(discord, running)
+    yield chat
+    if chat.refresh is not None:
+        chat.refresh.release()  # a scenario that failed midway still lets the write commit
     problems = running.take_problems()
     assert not problems, problems
 
@@ -113,12 +118,14 @@ def someone_asks_status(chat: Chat) -> None:
     chat.run("status", next(PEOPLE))
 
 
-def _press(chat: Chat, label: str, reader: int) -> None:
+def _pressed(chat: Chat, label: str, reader: int) -> Interaction:
     answered = chat.replies[0]
     [button] = [b for b in answered.components[0]["components"] if b["label"] == label]
-    chat.replies.append(
-        chat.discord.reply(chat.discord.press(answered, button["custom_id"], user=reader))
-    )
+    return chat.discord.press(answered, button["custom_id"], user=reader)
+
+
+def _press(chat: Chat, label: str, reader: int) -> None:
+    chat.replies.append(chat.discord.reply(_pressed(chat, label, reader)))
 
 
 @when(parsers.parse('a reader presses "{label}"'))
@@ -130,6 +137,33 @@ def reader_presses(chat: Chat, label: str) -> None:
 @when(parsers.parse('the same reader presses "{label}"'))
 def same_reader_presses(chat: Chat, label: str) -> None:
     _press(chat, label, chat.reader)
+
+
+@given("a refresh is writing to the index")
+def refresh_writing(chat: Chat) -> None:
+    chat.refresh = HeldWrite(chat.bot)
+
+
+@when(parsers.parse('a reader presses "{label}" while the refresh writes'))
+def presses_during_refresh(chat: Chat, label: str) -> None:
+    chat.reader = next(PEOPLE)
+    chat.pressed = _pressed(chat, label, chat.reader)
+
+
+@then("Discord is told at once that a private reply is coming")
+def told_at_once(chat: Chat) -> None:
+    assert chat.pressed is not None
+    press = chat.pressed
+    chat.discord.until(lambda: press.deferred)
+    assert press.calls[0].body["data"]["flags"] == EPHEMERAL
+    assert not press.replies
+
+
+@when("the refresh finishes writing")
+def refresh_finishes(chat: Chat) -> None:
+    assert chat.refresh is not None and chat.pressed is not None
+    chat.refresh.release()
+    chat.replies.append(chat.discord.reply(chat.pressed))
 
 
 @then("the bot first deferred, then edited its reply in")

@@ -184,3 +184,29 @@ def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("the condition never held")
         time.sleep(0.002)
+
+
+class HeldWrite:
+    """The index's write transaction, held on the bot's loop as a refresh holds it."""
+
+    def __init__(self, bot: BotThread) -> None:
+        self._bot = bot
+        self._release = bot.run(_new_event())
+        taken = threading.Event()
+
+        async def hold() -> None:
+            async with bot.engine.store.write():
+                taken.set()
+                await self._release.wait()
+
+        self._holding = asyncio.run_coroutine_threadsafe(hold(), bot.loop)
+        assert taken.wait(5), "the index's write transaction was never taken"
+
+    def release(self) -> None:
+        """Let the transaction commit, and wait until it has."""
+        self._bot.loop.call_soon_threadsafe(self._release.set)
+        self._holding.result(5)
+
+
+async def _new_event() -> asyncio.Event:
+    return asyncio.Event()  # made on the loop that waits on it

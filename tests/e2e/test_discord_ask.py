@@ -12,7 +12,15 @@ import pytest
 
 from bot.discord_format.message import discord_len
 from tests.answering import make_estate
-from tests.discord_bot import BotThread, ask, bot_config, build_index, wait_for, watched
+from tests.discord_bot import (
+    BotThread,
+    HeldWrite,
+    ask,
+    bot_config,
+    build_index,
+    wait_for,
+    watched,
+)
 from tests.fakes.anthropic_server import FakeAnthropic, citing, error, tool_call
 from tests.fakes.discord import EPHEMERAL, FakeDiscord
 from tests.gitrepo import make_repo
@@ -92,6 +100,24 @@ def test_a_press_records_a_vote_and_a_second_press_changes_it(bot, discord, fake
         )
     )
     assert [tuple(v) for v in votes] == [(str(voter), 0)]
+
+
+def test_a_press_is_acknowledged_while_the_index_is_busy_writing(bot, discord, fake_anthropic):
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", TUNING))
+    reply = ask(discord, "What frobnication depth?", next(USERS))
+    answer_id = last_answer_id(bot)
+    refresh = HeldWrite(bot)
+    try:
+        press = discord.press(reply, f"fb:{answer_id}:y", user=next(USERS))
+        # Discord's three seconds run out while a long refresh writes; the press must not wait.
+        discord.until(lambda: press.deferred)
+        deferral = press.calls[0].body
+        assert deferral["type"] == 5 and deferral["data"]["flags"] == EPHEMERAL
+        assert not press.replies
+    finally:
+        refresh.release()
+    thanks = discord.reply(press)
+    assert thanks.how == "edit" and thanks.ephemeral and "helpful" in thanks.content
 
 
 def test_a_vote_on_an_unknown_answer_is_refused_politely(bot, discord, fake_anthropic):

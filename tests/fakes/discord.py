@@ -102,6 +102,7 @@ class Interaction:
     calls: list[Call] = field(default_factory=list)
     replies: list[Reply] = field(default_factory=list)
     deferred: bool = False
+    deferred_flags: int = 0  # a deferred response's flags hold for the reply edited in later
 
 
 class FakeDiscord:
@@ -398,6 +399,7 @@ class FakeDiscord:
         with self._lock:
             if kind in (5, 6):
                 interaction.deferred = True
+                interaction.deferred_flags = data.get("flags") or 0
             elif kind in _MESSAGE_RESPONSES:
                 message = self._message(data)
                 interaction.replies.append(_reply("callback", data, message, call.at))
@@ -410,8 +412,10 @@ class FakeDiscord:
         if call.method == "DELETE":
             return web.Response(status=204)
         data = call.body or {}
-        message = self._message(data)
         how = "followup" if call.method == "POST" else "edit"
+        if how == "edit" and interaction.deferred_flags:
+            data = {**data, "flags": interaction.deferred_flags}
+        message = self._message(data)
         with self._lock:
             interaction.replies.append(_reply(how, data, message, call.at))
         return _json(message)
