@@ -25,6 +25,7 @@ class World:
     code: int | None = None
     stdout: str = ""
     stderr: str = ""
+    kept: bytes = b""  # a file's content, to show later that it was left alone
 
     def json(self) -> Any:
         return json.loads(self.stdout)

@@ -55,3 +55,18 @@ Feature: Building the index from local repositories
     And the error says "lacks chunks.text_key"
     And the error says "python -m bot.cli index build"
     And the index file still lacks the column "text_key" of "chunks"
+
+  Scenario: A damaged index is reported with how to recover, not as a crash
+    Given the index has been built
+    And a page of the index's word search is overwritten with garbage
+    When I run `python -m bot.cli ask "frobnication depth" --retrieval-only --json`
+    Then the exit code is 1
+    And the JSON error is of kind "index" and says "move it aside"
+
+  Scenario: A database that is not an index is refused, and left as it was
+    Given the index path holds another program's SQLite database
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the error says "not a phpbotscout index"
+    And the other program's database is unchanged
+

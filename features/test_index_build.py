@@ -29,3 +29,36 @@ def still_lacks(world: World, column: str, table: str) -> None:
 @then("the search indexes have nothing left to merge")
 def nothing_left_to_merge(world: World) -> None:
     assert not left_to_merge(world.root / "index.sqlite")
+
+
+@given("a page of the index's word search is overwritten with garbage")
+def damage_search_page(world: World) -> None:
+    path = world.root / "index.sqlite"
+    with closing(sqlite3.connect(path)) as conn:
+        [(root,)] = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'chunks_body_fts_data'"
+        )
+        [(page_size,)] = conn.execute("PRAGMA page_size")
+    with path.open("r+b") as f:
+        f.seek((root - 1) * page_size)
+        f.write(b"\xa5" * page_size)
+
+
+@then(parsers.parse('the JSON error is of kind "{kind}" and says "{text}"'))
+def json_error(world: World, kind: str, text: str) -> None:
+    error = world.json()["error"]
+    assert error["kind"] == kind and text in error["message"], error
+
+
+@given("the index path holds another program's SQLite database")
+def foreign_database(world: World) -> None:
+    with closing(sqlite3.connect(world.root / "index.sqlite")) as conn:
+        conn.execute("CREATE TABLE users (name TEXT)")
+        conn.execute("INSERT INTO users VALUES ('ada')")
+        conn.commit()
+    world.kept = (world.root / "index.sqlite").read_bytes()
+
+
+@then("the other program's database is unchanged")
+def foreign_unchanged(world: World) -> None:
+    assert (world.root / "index.sqlite").read_bytes() == world.kept

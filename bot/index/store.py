@@ -101,6 +101,7 @@ class Store:
         readers: list[aiosqlite.Connection] = []
         transactor: _Transactor | None = None
         try:
+            await _refuse_foreign(writer, path)  # before WAL mode rewrites its header
             await _configure(writer, path, wal=True)
             await migrate(writer, migrations_dir, path)
             await verify_schema(writer, migrations_dir, path)
@@ -108,9 +109,11 @@ class Store:
                 readers.append(await _connect(path))
                 await _configure(readers[-1], path, wal=False)
             transactor = await _Transactor.open(path)
-        except BaseException:
+        except BaseException as exc:
             for conn in [writer, *readers]:
                 await conn.close()
+            if isinstance(exc, sqlite3.DatabaseError):  # damage found while checking the schema
+                raise _failed(path, exc) from None
             raise
         return cls(path, readers, writer, transactor)
 
@@ -134,7 +137,10 @@ class Store:
         # One trip to the connection's thread: the statement runs to its end there, so it is
         # reset and pins no snapshot, and no cursor is left to close with a second trip.
         async with self.read() as conn:
-            return list(await conn.execute_fetchall(sql, params))
+            try:
+                return list(await conn.execute_fetchall(sql, params))
+            except sqlite3.DatabaseError as exc:
+                raise _failed(self.path, exc) from None
 
     async def fetchone(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Row | None:
         """Run one query on a reading connection and return its first row, if any."""
@@ -151,14 +157,22 @@ class Store:
     async def write(self) -> AsyncIterator[aiosqlite.Connection]:
         """One write transaction: commits when the block ends, rolls back if it raises."""
         async with self._write_lock:
-            await self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                await self._writer.execute("BEGIN IMMEDIATE")
+            except sqlite3.DatabaseError as exc:
+                raise _failed(self.path, exc) from None
             try:
                 yield self._writer
-            except BaseException:
+            except BaseException as exc:
                 await self._writer.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.DatabaseError):
+                    raise _failed(self.path, exc) from None
                 raise
-            else:
+            try:
                 await self._writer.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                await self._writer.execute("ROLLBACK")
+                raise _failed(self.path, exc) from None
 
     async def transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` in one write transaction, in one trip to the writing thread.
@@ -168,7 +182,10 @@ class Store:
         ``work`` returns and rolls back if it raises (the exception is raised here).
         """
         async with self._write_lock:
-            return await self._transactor.run(work)
+            try:
+                return await self._transactor.run(work)
+            except sqlite3.DatabaseError as exc:
+                raise _failed(self.path, exc) from None
 
 
 class _Transactor:
@@ -254,7 +271,37 @@ async def _configure(conn: aiosqlite.Connection, path: Path, *, wal: bool) -> No
                 await cursor.fetchall()
     except sqlite3.Error as exc:
         await conn.close()
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise _failed(path, exc) from None
         raise _unreadable(path, exc) from None
+
+
+def _failed(path: Path, exc: sqlite3.DatabaseError) -> Exception:
+    """What an error from SQLite means to whoever ran the command, and what they can do.
+
+    A broken constraint is the caller's to explain (a vote on an answer that does not
+    exist), so it passes through; everything else is about the file, not the statement.
+    """
+    if isinstance(exc, sqlite3.IntegrityError):
+        return exc
+    code = getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_ERROR) & 0xFF
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return StoreError(
+            f"The index at {path} is busy: another process (an index build, or serve "
+            "refreshing) has been writing it for longer than this one would wait. Run the "
+            "command again when that has finished."
+        )
+    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN):
+        return StoreError(
+            f"The index at {path} cannot be written ({exc}). Make the file and its directory "
+            "writable for the user running phpbotscout, or set index.path to a place that is."
+        )
+    if code == sqlite3.SQLITE_FULL:
+        return StoreError(
+            f"The index at {path} cannot grow: the disk is full. Free some space and run the "
+            "command again; the index is as it was before this command."
+        )
+    return _unreadable(path, exc)
 
 
 def _unreadable(path: Path, exc: Exception) -> StoreError:
@@ -270,14 +317,25 @@ def _read_migrations(directory: Path) -> list[tuple[Path, str]]:
 
 async def migrate(conn: aiosqlite.Connection, directory: Path, path: Path) -> list[str]:
     """Apply pending migrations in order; return the versions applied now."""
-    await conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-    )
-    async with conn.execute("SELECT version FROM schema_migrations") as cursor:
-        applied = {row[0] for row in await cursor.fetchall()}
+    try:
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
+        async with conn.execute("SELECT version FROM schema_migrations") as cursor:
+            applied = {row[0] for row in await cursor.fetchall()}
+    except sqlite3.DatabaseError as exc:
+        raise _failed(path, exc) from None
+    files = await asyncio.to_thread(_read_migrations, directory)
+    unknown = sorted(applied - {file.stem for file, _ in files})
+    if unknown:
+        raise StoreError(
+            f"The index at {path} was made by a newer version of phpbotscout: it has "
+            f"migration {', '.join(unknown)}, which this version does not know. Run the newer "
+            "version, or move the index aside and run 'python -m bot.cli index build'."
+        )
     done: list[str] = []
-    for file, script in await asyncio.to_thread(_read_migrations, directory):
+    for file, script in files:
         version = file.stem
         if version in applied:
             continue
@@ -300,6 +358,23 @@ async def migrate(conn: aiosqlite.Connection, directory: Path, path: Path) -> li
         log.info("applied migration %s to %s", version, path)
         done.append(version)
     return done
+
+
+async def _refuse_foreign(conn: aiosqlite.Connection, path: Path) -> None:
+    """Refuse an SQLite file that holds tables but is not an index: it is somebody else's."""
+    try:
+        async with conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        ) as cursor:
+            tables = [row[0] for row in await cursor.fetchall()]
+    except sqlite3.DatabaseError as exc:
+        raise _failed(path, exc) from None
+    if tables and "schema_migrations" not in tables:
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise StoreError(
+            f"{path} is an SQLite database but not a phpbotscout index (it holds {shown}), "
+            "so it was left untouched. Set index.path to a file of its own."
+        )
 
 
 async def verify_schema(conn: aiosqlite.Connection, directory: Path, path: Path) -> None:

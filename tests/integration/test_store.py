@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from bot.errors import StoreError
-from bot.index.store import MIGRATIONS_DIR, Store
+from bot.index.store import MIGRATIONS_DIR, Store, _failed
 
 
 async def test_blank_database_is_migrated_into_wal_mode(tmp_path):
@@ -151,3 +151,73 @@ async def test_the_work_runs_off_the_event_loop_and_not_after_close(tmp_path):
     await store.close()  # safe twice
     with pytest.raises((sqlite3.ProgrammingError, RuntimeError)):
         await store.transact(_add_source("late"))
+
+
+async def test_a_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "app.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE users (name TEXT)")
+    conn.execute("INSERT INTO users VALUES ('ada')")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"not a phpbotscout index \(it holds users\).*untouched"):
+        await Store.open(path)
+    assert path.read_bytes() == before
+
+
+async def test_an_index_from_a_newer_version_is_refused(tmp_path):
+    path = tmp_path / "i.sqlite"
+    await (await Store.open(path)).close()
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "INSERT INTO schema_migrations VALUES ('0099_future', '2030-01-01T00:00:00+00:00')"
+    )
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match=r"newer version.*0099_future"):
+        await Store.open(path)
+
+
+async def test_a_damaged_page_found_while_reading_says_how_to_recover(tmp_path):
+    path = tmp_path / "i.sqlite"
+    async with await Store.open(path) as store:
+        async with store.write() as conn:
+            await conn.executemany(
+                "INSERT INTO sources (name, origin, location, verdict, clause) "
+                "VALUES (?, 'local', '/a', 'admitted', 'local')",
+                [(f"source-{i:05}-{'x' * 200}",) for i in range(200)],
+            )
+        [(root,)] = await store.fetchall(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sources'"
+        )
+    with path.open("r+b") as f:  # the file opens; its table of sources is garbage
+        f.seek((root - 1) * 4096)
+        f.write(b"\xa5" * 4096)
+    async with await Store.open(path) as store:
+        with pytest.raises(StoreError, match="move it aside"):
+            await store.fetchall("SELECT sum(length(location)) FROM sources")
+        with pytest.raises(StoreError, match="move it aside"):
+            async with store.write() as conn:
+                await conn.execute("DELETE FROM sources")
+
+
+def test_what_sqlite_failures_tell_the_user(tmp_path):
+    path = tmp_path / "i.sqlite"
+    sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    waiter = sqlite3.connect(path, timeout=0, isolation_level=None)
+    with pytest.raises(sqlite3.OperationalError) as busy:
+        waiter.execute("BEGIN IMMEDIATE")
+    holder.execute("ROLLBACK")
+    reader = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError) as readonly:
+        reader.execute("INSERT INTO t VALUES (1)")
+    for conn in (holder, waiter, reader):
+        conn.close()
+
+    assert "another process" in str(_failed(path, busy.value))
+    assert "writable" in str(_failed(path, readonly.value))
+    integrity = sqlite3.IntegrityError("FOREIGN KEY constraint failed")
+    assert _failed(path, integrity) is integrity  # the caller's to explain
