@@ -16,6 +16,12 @@ Feature: Asking in Discord
     And the reply has the buttons "Helpful" and "Not helpful"
     And no message the bot sent can ping anyone
 
+  Scenario: /ask cuts an answer too long for Discord and closes its code block
+    Given the model answers with 8,000 characters of code fenced by 30 backticks, citing "Tuning the frobnicator"
+    When someone runs /ask "What frobnication depth should I set?"
+    Then the reply says "The answer was too long to show whole"
+    And the answer's code block is closed by the same 30 backticks
+
   Scenario: /ask declines a question nothing matches, and records the gap
     When someone runs /ask "zyzzyva quux"
     Then the reply says "couldn't find anything"

@@ -85,6 +85,18 @@ def model_answers(fake_anthropic: FakeAnthropic, answer: str, heading: str) -> N
     fake_anthropic.script(citing(answer, heading))
 
 
+@given(
+    parsers.parse(
+        "the model answers with {size:,d} characters of code fenced by {ticks:d} backticks, "
+        'citing "{heading}"'
+    )
+)
+def model_answers_long_code(
+    fake_anthropic: FakeAnthropic, size: int, ticks: int, heading: str
+) -> None:
+    fake_anthropic.script(citing("`" * ticks + "\n" + "x = 1\n" * (size // 6), heading))
+
+
 @given(parsers.parse('the model declines because "{reason}"'))
 def model_declines(fake_anthropic: FakeAnthropic, reason: str) -> None:
     fake_anthropic.script(tool_call("", [], declined=True, reason=reason))
@@ -176,6 +188,13 @@ def deferred_then_edited(chat: Chat) -> None:
 @then(parsers.parse('the reply shows the answer "{answer}"'))
 def shows_answer(chat: Chat, answer: str) -> None:
     assert chat.reply.embeds[0]["description"] == answer
+
+
+@then(parsers.parse("the answer's code block is closed by the same {ticks:d} backticks"))
+def code_block_closed(chat: Chat, ticks: int) -> None:
+    answer = chat.reply.embeds[0]["description"]
+    assert answer.startswith("`" * ticks + "\n")
+    assert answer.rsplit("\n\n", 1)[0].endswith("\n" + "`" * ticks)
 
 
 @then(parsers.parse('the reply cites "{url}"'))

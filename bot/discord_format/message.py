@@ -189,20 +189,30 @@ def shorten_markdown(text: str, limit: int, note: str) -> str:
     """
     if discord_len(text) <= limit:
         return text
-    room = limit - discord_len(note) - 6  # the note's blank line and a closing fence
-    head = text[:room]
-    while discord_len(head) > room:
+    room = limit - discord_len(note) - 2  # the note's blank line
+    while True:
+        head = _cut(text, room)
+        fence = _open_fence(head)
+        shown = f"{head}\n{fence}\n\n{note}" if fence else f"{head}\n\n{note}"
+        over = discord_len(shown) - limit
+        if over <= 0 or not head:
+            return shown
+        # The closing fence repeats the opening one, which may be any length, so the cut
+        # makes room for the fence it actually needs, and cuts again.
+        room -= over
+
+
+def _cut(text: str, room: int) -> str:
+    """At most ``room`` characters of ``text``, ending at a paragraph, line or sentence end."""
+    head = text[: max(room, 0)]
+    while head and discord_len(head) > room:
         head = head[:-1]
     for boundary in ("\n\n", "\n", ". "):
         at = head.rfind(boundary)
         if at > room // 2:
             head = head[: at + (1 if boundary == ". " else 0)]
             break
-    head = head.rstrip()
-    fence = _open_fence(head)
-    if fence:
-        head += "\n" + fence
-    return f"{head}\n\n{note}"
+    return head.rstrip()
 
 
 def _open_fence(markdown: str) -> str:

@@ -133,6 +133,29 @@ def test_an_overlong_answer_is_cut_at_a_paragraph_with_a_note_and_an_open_fence_
     assert shown.count("```") % 2 == 0  # the code block that was cut is closed
 
 
+@pytest.mark.parametrize("fence", ["`" * 30, "~" * 12, "`" * 5000])
+def test_an_overlong_answer_in_a_long_fence_is_cut_to_fit_with_that_fence_closed(fence):
+    text = fence + "\n" + "x" * 8000
+    reply = answer_reply(outcome([passage(1)], answer=text, citations=(cite(passage(1), 1),)))
+    assert_within_limits(reply)
+    shown = reply.embeds[0].description
+    assert shown.endswith("ask something narrower for the rest.*")
+    body = shown.rsplit("\n\n", 1)[0]
+    assert not body or body.endswith("\n" + fence)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    fence=st.sampled_from("`~"),
+    length=st.integers(min_value=3, max_value=5000),
+    before=st.text(max_size=3000),
+    limit=st.integers(min_value=100, max_value=4096),
+)
+def test_a_cut_inside_a_code_block_of_any_fence_fits_its_limit(fence, length, before, limit):
+    text = before + "\n" + fence * length + "python\n" + "code line\n" * 800
+    assert discord_len(shorten_markdown(text, limit, "(cut)")) <= limit
+
+
 def test_mentions_in_an_answer_are_defused_but_its_markdown_kept():
     reply = answer_reply(
         outcome(
