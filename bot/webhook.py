@@ -59,7 +59,9 @@ class PushWebhook:
 
     async def handle(self, request: web.Request) -> web.Response:
         """Check the token, find the pushed source, and start its refresh."""
-        given = request.headers.get("X-Gitlab-Token", "").encode()
+        # aiohttp decodes header bytes that are not UTF-8 as lone surrogates; turning them
+        # back into the bytes that were sent lets any token be compared, and refused.
+        given = request.headers.get("X-Gitlab-Token", "").encode("utf-8", "surrogateescape")
         if not hmac.compare_digest(given, self._secret):
             log.warning("push webhook: refused a request from %s: wrong token", request.remote)
             return _answer(401, error="the X-Gitlab-Token header does not match the secret")

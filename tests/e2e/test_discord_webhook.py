@@ -95,6 +95,37 @@ def test_a_wrong_token_is_refused_and_refreshes_nothing(bot, caplog):
     assert "wrong token" in caplog.text and SECRET not in caplog.text
 
 
+def raw_push(bot: BotThread, token: bytes) -> tuple[int, bytes]:
+    """A push whose token header is sent as exactly ``token``, whatever its bytes."""
+    assert bot.service is not None and bot.service.webhook is not None
+    body = json.dumps({"object_kind": "push", "project": {"path_with_namespace": "widgets"}})
+    head = (
+        b"POST /webhook/gitlab HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        b"X-Gitlab-Token: " + token + b"\r\nX-Gitlab-Event: Push Hook\r\n"
+        b"Content-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", bot.service.webhook.port), timeout=5) as conn:
+        conn.sendall(head + body.encode())
+        response = b""
+        while chunk := conn.recv(65536):
+            response += chunk
+    status_line, _, rest = response.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+@pytest.mark.parametrize("token", [b"\xff\xfe", SECRET.encode()[:-1] + b"\xe9"])
+def test_a_token_that_is_not_utf8_is_refused_like_any_wrong_token(bot, caplog, token):
+    caplog.set_level(logging.INFO)
+    runs = bot.service.refresher.runs
+    status, body = raw_push(bot, token)
+    assert status == 401, body
+    assert "X-Gitlab-Token" in json.loads(body)["error"]
+    bot.run(bot.service.refresher.settle())
+    assert bot.service.refresher.runs == runs
+    assert "wrong token" in caplog.text and "UnicodeEncodeError" not in caplog.text
+
+
 def test_a_push_refreshes_just_the_pushed_source(bot, estate, discord):
     commit(
         estate / "widgets", {"docs/tuning.md": "# Tuning\n\n## Flux capacity\n\nSet flux to 9.\n"}
