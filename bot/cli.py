@@ -7,7 +7,6 @@ line or configuration is wrong.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
@@ -114,14 +114,17 @@ class _BarProgress:
         self._task: Any = None
 
     def source_started(self, name: str) -> None:
-        self._task = self._bar.add_task(name, total=None)
+        self._task = self._bar.add_task(_shown(name), total=None)
 
     def file_read(self, name: str, path: str) -> None:
         self._bar.advance(self._task)
 
     def source_finished(self, outcome: SourceOutcome) -> None:
         self._bar.update(
-            self._task, total=1, completed=1, description=f"{outcome.name}: {outcome.status}"
+            self._task,
+            total=1,
+            completed=1,
+            description=f"{_shown(outcome.name)}: {outcome.status}",
         )
 
 
@@ -146,7 +149,7 @@ def _print_build_summary(report: RefreshReport, out: Console) -> None:
         table.add_column(column, justify="left" if column in ("source", "status") else "right")
     for o in report.outcomes:
         table.add_row(
-            o.name,
+            _shown(o.name),
             o.status,
             str(o.written),
             str(o.kept),
@@ -158,17 +161,17 @@ def _print_build_summary(report: RefreshReport, out: Console) -> None:
     for candidate in report.candidates:
         if not candidate.admitted:
             out.print(
-                f"not indexed: {candidate.name} — {candidate.verdict.value} "
-                f"({candidate.clause}): {candidate.detail}"
+                f"not indexed: {_shown(candidate.name)} — {candidate.verdict.value} "
+                f"({candidate.clause}): {_shown(candidate.detail)}"
             )
     for name in report.removed:
-        out.print(f"removed: {name} (no longer configured)")
+        out.print(f"removed: {_shown(name)} (no longer configured)")
     for name in report.clones_deleted:
-        out.print(f"clone deleted: {name} (no longer qualifies)")
+        out.print(f"clone deleted: {_shown(name)} (no longer qualifies)")
     for o in report.failed:
-        out.print(f"[red]failed[/red]: {o.name}: {o.error}")
+        out.print(f"[red]failed[/red]: {_shown(o.name)}: {_shown(o.error or '')}")
     for error in report.errors:
-        out.print(f"[red]error[/red]: {error}")
+        out.print(f"[red]error[/red]: {_shown(error)}")
 
 
 async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Console) -> int:
@@ -184,7 +187,7 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
     for column in ("source", "verdict", "clause", "detail"):
         table.add_column(column)
     for s in states:
-        table.add_row(s.name, s.verdict, s.clause, s.detail)
+        table.add_row(_shown(s.name), s.verdict, s.clause, _shown(s.detail))
     out.print(table)
     return 0
 
@@ -213,15 +216,15 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
         table.add_column(column)
     for s in statuses:
         table.add_row(
-            s.state.name,
+            _shown(s.state.name),
             render.short_commit(s.state.branch_commit),
-            s.state.release_tag or render.short_commit(s.state.release_commit),
+            _shown(s.state.release_tag or render.short_commit(s.state.release_commit)),
             render.when_text(s.state.indexed_at),
             render.when_text(s.state.refreshed_at),
             f"yes (every {render.age_text(s.interval)})" if s.stale else "no",
             str(s.state.documents),
             str(s.state.chunks),
-            render.problems_text(s.state),
+            _shown(render.problems_text(s.state)),
         )
     out.print(table)
     t = data["totals"]
@@ -241,13 +244,13 @@ async def cmd_ask(engine: Engine, args: argparse.Namespace, out: Console) -> int
         if args.json:
             _print_json(render.retrieval_json(retrieval))
         else:
-            print(render.retrieval_text(retrieval))
+            print(render.terminal_safe(render.retrieval_text(retrieval)))
         return 0
     outcome = await engine.ask(args.question, args.limit)
     if args.json:
         _print_json(render.outcome_json(outcome))
     else:
-        print(render.outcome_text(outcome))
+        print(render.terminal_safe(render.outcome_text(outcome)))
     return 0
 
 
@@ -258,7 +261,7 @@ async def cmd_gaps(engine: Engine, args: argparse.Namespace, out: Console) -> in
     if args.json:
         _print_json(render.gaps_json(groups, since))
     else:
-        print(render.gaps_text(groups, since))
+        print(render.terminal_safe(render.gaps_text(groups, since)))
     return 0
 
 
@@ -268,12 +271,17 @@ async def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result)
     else:
-        print(bench.to_text(result))
+        print(render.terminal_safe(bench.to_text(result)))
     return 0
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
+    print(render.json_text(data))
+
+
+def _shown(text: str) -> str:
+    """Text from a repository or forge, for the rich console: inert as markup and as control."""
+    return escape(render.terminal_safe(text))
 
 
 Handler = Callable[[Engine, argparse.Namespace, Console], Awaitable[int]]
@@ -327,7 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if wants_json:
             _print_json({"error": {"kind": exc.kind, "message": str(exc)}})
         else:
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"error: {render.terminal_safe(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted: the index is as it was before the interrupted step", file=sys.stderr)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import textwrap
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -19,6 +21,34 @@ NO_MODEL_NOTICE = (
     "answer would be composed from, best first, with their citations. Set ANTHROPIC_API_KEY "
     "or answer.provider to get composed answers."
 )
+
+
+_CONTROL = re.compile(r"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    r"""``text`` that cannot drive a terminal, for the human-readable output.
+
+    Indexed text, headings, paths and answers come from repositories and models, not from
+    the person at the terminal: an escape sequence in them could retitle the window, hide
+    text or rewrite what was printed. Every control character but newline and tab is shown
+    as an escape such as ``\x1b`` instead, and a CRLF line end is just a line end.
+    """
+    return _CONTROL.sub(lambda m: "\n" if m[0] == "\r\n" else f"\\x{ord(m[0]):02x}", text)
+
+
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")
+
+
+def json_text(data: Any) -> str:
+    r"""``data`` as indented JSON in which no character can drive a terminal.
+
+    ``json.dumps`` escapes C0 controls but leaves DEL and the C1 controls as they are, and
+    some terminals obey C1 controls. They can only stand inside JSON strings, where a
+    ``\u`` escape reads back as the same character.
+    """
+    dumped = json.dumps(data, ensure_ascii=False, indent=2)
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", dumped)
 
 
 def passage_json(rank: int, result: Result) -> dict[str, Any]:

@@ -160,6 +160,23 @@ Feature: Asking for the passages that answer a question
     And the output says "No model is configured"
     And the output says "https://widgets.example.org/guide/tuning/#the-frobnicator"
 
+  Scenario: Escape sequences in the documentation are shown, never sent to the terminal
+    Given a git repository "tricks" whose "docs/trick.md" retitles the terminal and hides text
+    And the index has been built
+    When I run `python -m bot.cli ask "what does the trick do?" --retrieval-only`
+    Then the exit code is 0
+    And no control character reaches the terminal
+    And the output says "Tuning trick \x1b]0;pwned\x07"
+    And the output says "\x1b[8mhidden\x1b[0m"
+
+  Scenario: Escape sequences in the documentation stay escaped in JSON
+    Given a git repository "tricks" whose "docs/trick.md" retitles the terminal and hides text
+    And the index has been built
+    When I run `python -m bot.cli ask "what does the trick do?" --retrieval-only --json`
+    Then the exit code is 0
+    And no control character reaches the terminal
+    And passage 1 holds the escape sequences as they were written
+
   Scenario: An index that was never built is refused with how to build it
     Given the index file is removed
     When I run `python -m bot.cli ask "frobnication depth"`

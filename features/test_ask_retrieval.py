@@ -1,8 +1,15 @@
+import re
+
 from pytest_bdd import given, parsers, scenarios, then
 
 from features.conftest import World
+from tests.gitrepo import make_repo
 
 scenarios("ask_retrieval.feature")
+
+TRICK_HEADING = "Tuning trick \x1b]0;pwned\x07"  # sets the terminal's title
+TRICK_TEXT = "The trick makes \x1b[8mhidden\x1b[0m text.\x9b2J"  # concealed, then a C1 clear
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 @then(parsers.parse('passage {rank:d} is "{heading}" from "{path}"'))
@@ -25,3 +32,22 @@ def no_passages(world: World) -> None:
 def index_removed(world: World) -> None:
     for suffix in ("", "-wal", "-shm"):
         (world.root / f"index.sqlite{suffix}").unlink(missing_ok=True)
+
+
+@given(
+    parsers.parse('a git repository "{repo}" whose "{path}" retitles the terminal and hides text')
+)
+def tricky_repository(world: World, repo: str, path: str) -> None:
+    make_repo(world.estate / repo, {path: f"# Tricks\n\n## {TRICK_HEADING}\n\n{TRICK_TEXT}\n"})
+
+
+@then("no control character reaches the terminal")
+def no_control_character(world: World) -> None:
+    assert not CONTROL.search(world.stdout), repr(world.stdout)
+
+
+@then(parsers.parse("passage {rank:d} holds the escape sequences as they were written"))
+def passage_holds_escapes(world: World, rank: int) -> None:
+    result = world.json()["results"][rank - 1]
+    assert result["heading"] == TRICK_HEADING
+    assert TRICK_TEXT in result["text"]

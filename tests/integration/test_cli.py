@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import build_parser, main
+from tests.fakes.anthropic_server import KEY, citing
 from tests.gitrepo import make_repo
 
 PAGE = (
@@ -160,3 +161,79 @@ def test_status_and_sources_before_any_build_say_how_to_build(configured, capsys
         code, out, _ = run(capsys, *command)
         assert code == 0
         assert "python -m bot.cli index build" in out
+
+
+TITLE = "\x1b]0;pwned\x07"  # sets the terminal's title
+HIDDEN = "\x1b[8mhidden\x1b[0m"  # concealed text
+CSI = "\x9b2J"  # the C1 form of an escape sequence: clears the screen
+RAW = ("\x1b", "\x07", "\x9b")
+HOSTILE = (
+    f"# Frobnicator {TITLE}\n\n## Tuning the frobnicator {HIDDEN}\n\n"
+    f"Set the frobnication depth to seven. {TITLE} {HIDDEN} {CSI}\r\nDone.\n"
+)
+
+
+@pytest.fixture
+def hostile(home: Path, tmp_path: Path) -> Path:
+    """A repository whose name, file path, headings and text carry terminal escapes."""
+    make_repo(tmp_path / "estate" / f"widgets{TITLE}", {f"docs/{HIDDEN}.md": HOSTILE})
+    (tmp_path / "phpbotscout.toml").write_text(
+        f'[sources]\nlocal = ["{tmp_path / "estate"}"]\n[index]\npath = "index.sqlite"\n'
+    )
+    return tmp_path
+
+
+def assert_inert(out: str) -> None:
+    assert not any(raw in out for raw in RAW), repr(out)
+
+
+def test_terminal_output_shows_escapes_from_the_index_and_never_sends_them(hostile, capsys):
+    code, out, _ = run(capsys, "index", "build")
+    assert code == 0
+    assert_inert(out)
+    code, out, _ = run(capsys, "index", "sources")
+    assert code == 0 and "widgets\\x1b]0;pwned\\x07" in out
+    assert_inert(out)
+    code, out, _ = run(capsys, "index", "status")
+    assert code == 0 and "1 sources" in out
+    assert_inert(out)
+    for extra in (["--retrieval-only"], []):
+        code, out, _ = run(capsys, "ask", "frobnication depth", *extra)
+        assert code == 0
+        assert_inert(out)
+        assert "Tuning the frobnicator \\x1b[8mhidden\\x1b[0m" in out
+        assert "\\x1b]0;pwned\\x07" in out
+    code, out, _ = run(capsys, "ask", "zyzzyva \x1b[Kquux\x07")
+    assert code == 0 and "nothing in the index matches" in out
+    code, out, _ = run(capsys, "gaps")
+    assert "zyzzyva \\x1b[Kquux\\x07" in out
+    assert_inert(out)
+
+
+def test_an_answer_from_a_model_is_shown_without_its_escapes(
+    hostile, capsys, fake_anthropic, monkeypatch
+):
+    config = hostile / "phpbotscout.toml"
+    config.write_text(config.read_text() + '[answer]\nprovider = "anthropic"\ntimeout = "5s"\n')
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    run(capsys, "index", "build")
+    fake_anthropic.script(citing(f"Seven. {HIDDEN}{CSI}", "Tuning the frobnicator"))
+    code, out, _ = run(capsys, "ask", "frobnication depth")
+    assert code == 0
+    assert "Seven. \\x1b[8mhidden\\x1b[0m\\x9b2J" in out
+    assert_inert(out)
+
+
+def test_json_escapes_every_control_character_and_reads_back_unchanged(hostile, capsys):
+    run(capsys, "index", "build")
+    for extra in (["--retrieval-only", "--json"], ["--json"]):
+        code, out, _ = run(capsys, "ask", "frobnication depth", *extra)
+        assert code == 0
+        assert_inert(out)
+        data = json.loads(out)
+        first = (data.get("results") or data["passages"])[0]
+        assert first["repo"] == f"widgets{TITLE}"
+        assert first["path"] == f"docs/{HIDDEN}.md"
+        assert first["heading"] == f"Tuning the frobnicator {HIDDEN}"
+        assert CSI in first["text"]

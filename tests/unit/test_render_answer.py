@@ -1,6 +1,11 @@
 """The `ask --json` object follows the documented contract; terminal text says what it must."""
 
+import json
+import re
 from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot import render
 from bot.answer.backlog import Gap, GapGroup
@@ -88,3 +93,26 @@ def test_times_in_the_future_or_missing_read_sensibly():
     assert render.when_text(None) == "never" and render.when_text("") == "never"
     assert render.when_text("2999-01-01T00:00:00+00:00").endswith(" ago")
     assert not render.when_text("2999-01-01T00:00:00+00:00").startswith("-")
+
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def test_control_characters_are_shown_as_escapes_and_line_ends_kept():
+    shown = render.terminal_safe("a\x1b]0;pwned\x07 \x1b[8mhidden\x1b[0m\x9b2J\r\nb\rc\td\n")
+    assert shown == "a\\x1b]0;pwned\\x07 \\x1b[8mhidden\\x1b[0m\\x9b2J\nb\\x0dc\td\n"
+
+
+@given(st.text())
+def test_no_control_character_but_newline_and_tab_reaches_the_terminal(text):
+    shown = render.terminal_safe(text)
+    assert not CONTROL.search(shown)
+    if not CONTROL.search(text):
+        assert shown == text
+
+
+@given(st.recursive(st.text() | st.integers() | st.none(), lambda inner: st.lists(inner)))
+def test_json_output_holds_no_control_character_and_reads_back_unchanged(data):
+    dumped = render.json_text({"key\x9b": data})
+    assert not CONTROL.search(dumped.replace("\n", " "))
+    assert json.loads(dumped) == {"key\x9b": data}
