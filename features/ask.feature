@@ -97,6 +97,14 @@ Feature: Asking a question
     And the error kind is "provider"
     And the API key appears nowhere in the output
 
+  Scenario: A reply cut off at the output limit is an error, not a documentation gap
+    Given the model's reply is cut off at its output limit
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error kind is "provider"
+    And the error message says "Ask a narrower question"
+    And the documentation-gap backlog is empty
+
   Scenario: Declined questions make up the documentation-gap backlog
     Given the model declines because "The guide covers tuning, not colours."
     And someone has asked "Which colours can a widget be?"

@@ -1,10 +1,12 @@
+import json
+
 import pytest
 from pytest_bdd import given, parsers, scenarios, then
 
 from bot.answer.fence import looks_like_delimiter
 from bot.cli import main
 from features.conftest import World
-from tests.fakes.anthropic_server import KEY, citing, error, tool_call
+from tests.fakes.anthropic_server import KEY, citing, error, message, tool_call
 
 scenarios("ask.feature")
 
@@ -55,6 +57,12 @@ def model_declines(fake_anthropic, reason):
 @given("the model is overloaded")
 def model_overloaded(fake_anthropic):
     fake_anthropic.script(error(529, "overloaded_error", "Overloaded", {"retry-after-ms": "5"}))
+
+
+@given("the model's reply is cut off at its output limit")
+def model_cut_off(fake_anthropic):
+    partial = {"type": "tool_use", "id": "toolu_01", "name": "answer", "input": {"answer": "Set"}}
+    fake_anthropic.script(message([partial], "max_tokens"))
 
 
 @given(parsers.parse('someone has asked "{question}"'))
@@ -118,6 +126,17 @@ def not_asked(fake_anthropic):
 @then(parsers.parse('the error kind is "{kind}"'))
 def error_kind(world, kind):
     assert world.json()["error"]["kind"] == kind
+
+
+@then(parsers.parse('the error message says "{text}"'))
+def error_message_says(world, text):
+    assert text in world.json()["error"]["message"]
+
+
+@then("the documentation-gap backlog is empty")
+def backlog_empty(world, capsys: pytest.CaptureFixture[str]):
+    assert main(["gaps", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["groups"] == []
 
 
 @then(parsers.parse('the backlog lists "{question}" as "{kind}"'))

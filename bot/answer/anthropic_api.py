@@ -4,7 +4,8 @@ The reply is forced through one tool whose input schema is the reply's shape, so
 cannot answer in free prose. Each answer has one deadline (``answer.timeout``) that covers
 the SDK's own retries too: the SDK honours any ``retry-after`` the server sends, however long,
 and a question must not wait on that. Failures become ``ProviderError`` with a message that
-says what to do and never contains the key.
+says what to do and never contains the key; a reply the model did not finish (cut off at the
+output token limit, refused, paused) is such a failure too, never a decline.
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ from typing import Any, cast
 import anthropic
 from anthropic.types import Message
 
-from bot.answer.composer import Answer, Passage, Usage
+from bot.answer.composer import Answer, Passage, Usage, unfinished
 from bot.answer.prompt import INSTRUCTIONS, TOOL, TOOL_NAME, read_reply, user_message
 from bot.config import Secret
 from bot.errors import ProviderError
 
 log = logging.getLogger(__name__)
 
-MAX_TOKENS = 1024
+# A short answer with its citations takes a few hundred tokens; the headroom is for answers
+# heavy with code, which tokenises densely. Only the tokens written are paid for, and a reply
+# this long still arrives well within the default answer.timeout.
+MAX_TOKENS = 2048
 MAX_RETRIES = 2  # three attempts in all; the SDK retries 408, 409, 429 and 5xx
 PROVIDER = "anthropic"
 
@@ -110,6 +114,9 @@ class AnthropicComposer:
             usage.output_tokens,
             message.stop_reason,
         )
+        cut_short = unfinished(message.stop_reason, MAX_TOKENS)
+        if cut_short is not None:
+            raise ProviderError(cut_short)
         # getattr: leniently parsed blocks need not have the attributes their type promises.
         calls = [
             b

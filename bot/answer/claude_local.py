@@ -10,7 +10,11 @@ binary's result object says whether it worked:
 * exit status 0 but no ``structured_output``: the model never produced the structured
   reply, so nothing can be grounded, and the question is declined (not an error);
 * ``is_error`` true, a non-zero exit, unreadable output or the deadline passing: the
-  provider failed (``ProviderError``).
+  provider failed (``ProviderError``);
+* a ``subtype`` other than ``success`` (the binary stopped at a limit of its own, such as
+  ``error_max_turns``, which it may report with ``is_error`` false), or no
+  ``structured_output`` with a stop reason that says the reply was cut short: the provider
+  failed too. Neither is the model's reading of the passages.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.answer.composer import Answer, Passage, Usage
+from bot.answer.composer import Answer, Passage, Usage, unfinished
 from bot.answer.prompt import INSTRUCTIONS, REPLY_SCHEMA, read_reply, user_message
 from bot.errors import ProviderError
 
@@ -107,7 +111,16 @@ class ClaudeLocalComposer:
             raise ProviderError(_failure(proc.returncode, result, err))
         usage = _usage(result.get("usage"))
         log.info("composed with claude %s in %.0f ms", self._model, latency_ms)
+        subtype = result.get("subtype")
+        if isinstance(subtype, str) and subtype != "success":
+            raise ProviderError(
+                f"claude stopped before it finished its reply ({subtype}), so there is no "
+                "answer. Ask again; if it keeps happening, run 'claude -p hello' to check it."
+            )
         if "structured_output" not in result:
+            cut_short = unfinished(result.get("stop_reason"))
+            if cut_short is not None:
+                raise ProviderError(cut_short)
             return Answer(
                 "", (), False, "", usage, latency_ms,
                 malformed="claude finished without a structured reply",

@@ -70,6 +70,39 @@ class Answer:
     malformed: str | None = None
 
 
+# Stop reasons that mean the model never finished its reply. What it left is not its reading of
+# the passages, so it is the provider's failure (an error), never a decline: a decline would
+# file the question as a documentation gap that the documentation may not have.
+_UNFINISHED = {
+    "max_tokens": (
+        "The model's reply ran past the {limit} output tokens it may use and was cut off, so it "
+        "cannot be checked or shown",
+        "Ask a narrower question.",
+    ),
+    "refusal": (
+        "The model's safety checks stopped it before it replied",
+        "Rephrase the question and ask again.",
+    ),
+    "pause_turn": ("The API paused the reply before it was finished", "Ask again."),
+    "model_context_window_exceeded": (
+        "The passages and the question did not fit in the model's context window",
+        "Ask a shorter question, or set answer.model to a model with a larger context window.",
+    ),
+}
+
+
+def unfinished(stop_reason: object, limit: int | None = None) -> str | None:
+    """What to tell the asker when ``stop_reason`` says the reply was cut short, else ``None``.
+
+    ``limit`` is the output token limit the reply was given, when phpbotscout set one.
+    """
+    if not isinstance(stop_reason, str) or stop_reason not in _UNFINISHED:
+        return None
+    what, todo = _UNFINISHED[stop_reason]
+    what = what.format(limit=f"{limit:,}" if limit else "number of")
+    return f"{what} (stop reason {stop_reason}). {todo}"
+
+
 class Composer(Protocol):
     """Drafts an answer to ``question`` from numbered ``passages`` (numbered from 1)."""
 

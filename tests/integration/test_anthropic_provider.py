@@ -159,6 +159,32 @@ async def test_adversarial_replies_are_never_shown(engine, fake_anthropic, name)
     assert row[:2] == ("declined", "ungrounded")
 
 
+# Replies the model never finished: what is left is not its reading of the passages.
+UNFINISHED = {
+    "max_tokens": (
+        [{"type": "tool_use", "id": "toolu_01Fake", "name": "answer",
+          "input": {"answer": "Set `frobnication.depth` to"}}],
+        r"ran past the 2,048 output tokens .* Ask a narrower question",
+    ),
+    "refusal": ([], r"safety checks .* Rephrase the question"),
+    "pause_turn": ([], r"paused the reply .* Ask again"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", UNFINISHED)
+async def test_an_unfinished_reply_is_an_error_and_never_a_documentation_gap(
+    engine, fake_anthropic, name
+):
+    content, says = UNFINISHED[name]
+    fake_anthropic.script(message(content, name, output_tokens=2048))
+    with pytest.raises(ProviderError, match=says) as caught:
+        await engine.ask(QUESTION)
+    assert f"(stop reason {name})" in str(caught.value)
+    [row] = await answer_rows(engine)
+    assert row[:3] == ("error", None, str(caught.value))
+    assert await engine.gaps() == []
+
+
 async def test_a_429_is_retried_and_then_answered(engine, fake_anthropic):
     n = await tuning(engine)
     fake_anthropic.script(

@@ -124,6 +124,34 @@ async def test_provider_failures_are_errors_not_declines(engine, fake_claude, be
     assert [r[0] for r in rows] == ["error"]
 
 
+def stopped_at_max_turns():
+    # The binary can report its own turn limit with is_error false and exit status 0.
+    return result(text="", subtype="error_max_turns", with_structured=False)
+
+
+def refused():
+    return {**result(text="", with_structured=False), "stop_reason": "refusal"}
+
+
+@pytest.mark.parametrize(
+    ("stdout", "message"),
+    [
+        (stopped_at_max_turns(), r"stopped before it finished its reply \(error_max_turns\)"),
+        (refused(), r"safety checks .*\(stop reason refusal\)"),
+    ],
+    ids=["max-turns", "refusal"],
+)
+async def test_an_unfinished_run_is_an_error_and_never_a_documentation_gap(
+    engine, fake_claude, stdout, message
+):
+    fake_claude.behave(stdout=stdout)
+    with pytest.raises(ProviderError, match=message):
+        await engine.ask(QUESTION)
+    rows = await engine.store.fetchall("SELECT outcome FROM answers")
+    assert [r[0] for r in rows] == ["error"]
+    assert await engine.gaps() == []
+
+
 async def test_a_hung_binary_is_killed_at_the_timeout(tmp_path, fake_claude):
     fake_claude.behave(stdout=result(reply("late", [1])), delay=30)
     async with await open_indexed(claude_config(tmp_path, fake_claude, 0.5)) as engine:
