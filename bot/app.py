@@ -30,6 +30,7 @@ from bot.discord_format.answers import error_reply
 from bot.engine import Engine
 from bot.errors import DiscordError, PhpbotscoutError
 from bot.event_loop import loop_name
+from bot.forge.origin import redact_urls
 from bot.ratelimit import RateLimiter
 from bot.refresher import Refresher
 from bot.webhook import PushWebhook
@@ -115,9 +116,12 @@ class DiscordApp:
             ) from None
         except (hikari.HikariError, aiohttp.ClientError, OSError) as exc:
             await self._close_quietly()
+            # The address, and hikari's own message, may name a URL with a password in it.
             raise DiscordError(
-                f"Could not connect to Discord at {self.config.discord_api_url}: {exc}. "
-                "Check the network and discord.api_url."
+                redact_urls(
+                    f"Could not connect to Discord at {self.config.discord_api_url}: {exc}. "
+                    "Check the network and discord.api_url."
+                )
             ) from None
         scope = (
             "guilds " + ", ".join(str(g) for g in self.config.discord_guilds)

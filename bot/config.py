@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
-from bot.forge.origin import is_loopback
+from bot.forge.origin import is_loopback, redact_urls
 
 PROVIDERS = ("anthropic", "claude-local", "none")
 MARKDOWN_SCOPES = ("site", "all")
@@ -194,7 +194,8 @@ def _url(*schemes: str) -> Callable[[str, object], str]:
             raise _fail(key, value, allowed)
         parts = urlsplit(value.strip())
         if parts.scheme not in schemes or not parts.hostname:
-            raise _fail(key, value, allowed)
+            # The message is printed: a password in the address must not be.
+            raise _fail(key, redact_urls(value), allowed)
         return value.strip().rstrip("/")
 
     return parse
@@ -526,7 +527,7 @@ def _check_forge(values: Mapping[str, Any], secrets: Secrets) -> None:
     if secrets.gitlab_token and api.scheme != "https" and not is_loopback(api.hostname or ""):
         raise ConfigError(
             "gitlab.url.api",
-            values["gitlab.url.api"],
+            redact_urls(values["gitlab.url.api"]),
             "an https URL while GITLAB_TOKEN is set: the token is never sent in plain text "
             "(plain http is accepted only for a loopback address)",
         )

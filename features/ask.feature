@@ -105,6 +105,13 @@ Feature: Asking a question
     And the error message says "Ask a narrower question"
     And the documentation-gap backlog is empty
 
+  Scenario: A password in the API's address is never shown or recorded
+    Given the API's address carries the password "PASSWORD"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error message says "Could not reach http://***@127.0.0.1:"
+    And "PASSWORD" appears nowhere in the output or the index
+
   Scenario: Declined questions make up the documentation-gap backlog
     Given the model declines because "The guide covers tuning, not colours."
     And someone has asked "Which colours can a widget be?"

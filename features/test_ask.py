@@ -1,4 +1,5 @@
 import json
+import sqlite3
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then
@@ -63,6 +64,12 @@ def model_overloaded(fake_anthropic):
 def model_cut_off(fake_anthropic):
     partial = {"type": "tool_use", "id": "toolu_01", "name": "answer", "input": {"answer": "Set"}}
     fake_anthropic.script(message([partial], "max_tokens"))
+
+
+@given(parsers.parse('the API\'s address carries the password "{password}"'))
+def address_with_password(fake_anthropic, monkeypatch, password):
+    url = fake_anthropic.url.replace("http://", f"http://proxy:{password}@")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
 
 
 @given(parsers.parse('someone has asked "{question}"'))
@@ -143,6 +150,16 @@ def backlog_empty(world, capsys: pytest.CaptureFixture[str]):
 def backlog_lists(world, question, kind):
     groups = {g["kind"]: g for g in world.json()["groups"]}
     assert [gap["question"] for gap in groups[kind]["gaps"]] == [question]
+
+
+@then(parsers.parse('"{secret}" appears nowhere in the output or the index'))
+def secret_nowhere(world, secret):
+    assert secret not in world.stdout and secret not in world.stderr
+    database = sqlite3.connect(world.root / "index.sqlite")
+    dump = "\n".join(database.iterdump())
+    database.close()
+    assert "Could not reach" in dump  # the failure was recorded, only without the secret
+    assert secret not in dump
 
 
 @then("the API key appears nowhere in the output")

@@ -23,6 +23,7 @@ from bot.answer.composer import Answer, Passage, Usage, unfinished
 from bot.answer.prompt import INSTRUCTIONS, TOOL, TOOL_NAME, read_reply, user_message
 from bot.config import Secret
 from bot.errors import ProviderError
+from bot.forge.origin import redact_urls
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,9 @@ class AnthropicComposer:
     ) -> None:
         self._model = model
         self._timeout = timeout
-        self._base_url = base_url or "the Anthropic API"
+        # How the address is named in messages, which asker and database both see: a proxy's
+        # address may carry a password of its own.
+        self._base_url = redact_urls(base_url) if base_url else "the Anthropic API"
         # base_url is passed only when configured, so the SDK keeps its own default.
         options: dict[str, Any] = {"base_url": base_url} if base_url else {}
         self._client = anthropic.AsyncAnthropic(

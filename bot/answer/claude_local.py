@@ -31,6 +31,7 @@ from typing import Any
 from bot.answer.composer import Answer, Passage, Usage, unfinished
 from bot.answer.prompt import INSTRUCTIONS, REPLY_SCHEMA, read_reply, user_message
 from bot.errors import ProviderError
+from bot.forge.origin import redact_urls
 
 log = logging.getLogger(__name__)
 
@@ -151,14 +152,17 @@ def _usage(data: object) -> Usage:
 
 
 def _failure(code: int | None, result: dict[str, Any] | None, stderr: bytes) -> str:
+    # What claude printed can name the ANTHROPIC_BASE_URL it was given, password and all. It is
+    # redacted before it is cut short: a cut inside the URL would leave a password unrecognised.
     if result is None:
         lines = stderr.decode("utf-8", errors="replace").strip().splitlines()
-        detail = f": {lines[-1][:200]}" if lines else ""
+        detail = f": {redact_urls(lines[-1])[:200]}" if lines else ""
         return (
             f"claude exited with status {code} without a result{detail}. Run "
             "'claude -p hello' to check that it is installed and signed in."
         )
-    said = str(result.get("result") or "; ".join(map(str, result.get("errors") or [])))[:200]
+    said = str(result.get("result") or "; ".join(map(str, result.get("errors") or [])))
+    said = redact_urls(said)[:200]
     return (
         f"claude reported an error (exit status {code}, {result.get('subtype', 'no subtype')})"
         + (f": {said}" if said else "")

@@ -36,7 +36,7 @@ from bot.forge.base import (
     SiteCheck,
     Unknown,
 )
-from bot.forge.origin import origin, same_origin
+from bot.forge.origin import origin, redact_urls, same_origin
 from bot.forge.predicate import same_path
 from bot.forge.releases import GroupReleaseTally
 
@@ -128,7 +128,10 @@ class GitLabForge:
         except TimeoutError:
             raise _Unreachable(f"GitLab did not answer {path} in time") from None
         except aiohttp.ClientError as exc:
-            raise _Unreachable(f"GitLab could not be reached for {path}: {exc}") from None
+            # aiohttp's message can quote the URL, and gitlab.url.api may carry a password.
+            raise _Unreachable(
+                redact_urls(f"GitLab could not be reached for {path}: {exc}")
+            ) from None
         _check_rate_limit(answer)
         return answer
 
@@ -319,19 +322,23 @@ class GitLabForge:
             return response.status, str(response.url)
 
     async def read_feed(self, url: str) -> bytes | Unknown:
-        """The estate feed, fetched without any credential."""
+        """The estate feed, fetched without any credential of ours.
+
+        What went wrong is kept as the verdict's detail and shown by ``/sources``, so the
+        feed's address is named without any password or query token it was configured with.
+        """
         if self._anonymous is None:
             raise RuntimeError("GitLabForge used outside 'async with'")
         try:
             async with self._anonymous.get(url, allow_redirects=True, max_redirects=5) as response:
                 body = await response.read()
                 if response.status != 200:
-                    return Unknown(f"{url} answered HTTP {response.status}")
+                    return Unknown(redact_urls(f"{url} answered HTTP {response.status}"))
                 return body
         except TimeoutError:
-            return Unknown(f"{url} did not answer in time")
+            return Unknown(redact_urls(f"{url} did not answer in time"))
         except aiohttp.ClientError as exc:
-            return Unknown(f"{url} could not be reached: {exc}")
+            return Unknown(redact_urls(f"{url} could not be reached: {exc}"))
 
 
 def _project(item: dict[str, Any]) -> Project:

@@ -3,7 +3,9 @@
 A token is sent only to the configured forge: the same scheme, host and port as
 ``gitlab.url.api``. Plain ``http`` is accepted for the forge only when its host is a loopback
 address, where nothing leaves the machine; anywhere else a token would cross the network in
-clear text.
+clear text. A URL written into a message is shown through ``redact_urls``, because a
+configured address can carry a credential of its own (``https://user:password@host/``, or a
+token in its query string) and messages reach chat users, logs and the index database.
 """
 
 from __future__ import annotations
@@ -13,6 +15,13 @@ import re
 from urllib.parse import urlsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ssh": 22}
+# A URL inside any text: scheme, optional user information (up to the last "@" before the
+# path), the rest of the address and path, and an optional query. The query stops short of
+# punctuation that ends the sentence around it, so "...?***." keeps its full stop.
+_URL_IN_TEXT = re.compile(
+    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^\s/?#]*@)?"
+    r"(?P<rest>[^\s?#]*)(?P<query>\?[^\s#]*?(?=[.,:;!?)\]'\"]*(?:[\s#]|$)))?"
+)
 # scp-like SSH addresses: [user@]host:path (no scheme, and the path does not start with //).
 _SCP_LIKE = re.compile(
     r"^(?:(?P<user>[^@/:]+)@)?(?P<host>[^@/:\[\]]+|\[[^\]]+\]):(?!//)(?P<path>.+)$"
@@ -31,6 +40,21 @@ def origin(url: str) -> tuple[str, str, int] | None:
     if not scheme or not host:
         return None
     return scheme, host, port if port is not None else _DEFAULT_PORTS.get(scheme, -1)
+
+
+def redact_urls(text: str) -> str:
+    """``text`` with the user information and query of every URL in it replaced by ``***``.
+
+    What is left (scheme, host, port and path) says where a request went, which is all a
+    reader of a message needs; a password or token in the address never gets that far.
+    """
+
+    def redact(match: re.Match[str]) -> str:
+        userinfo = "***@" if match["userinfo"] else ""
+        query = "?***" if match["query"] else ""
+        return f"{match['scheme']}{userinfo}{match['rest']}{query}"
+
+    return _URL_IN_TEXT.sub(redact, text)
 
 
 def same_origin(url: str, reference: str) -> bool:

@@ -277,3 +277,19 @@ async def test_a_reply_that_is_not_a_message_is_a_provider_error(engine, fake_an
     fake_anthropic.script(Behaviour(200, body))
     with pytest.raises(ProviderError, match="not a usable message"):
         await engine.ask(QUESTION)
+
+
+async def test_a_password_in_the_base_url_is_never_shown_or_recorded(tmp_path, fake_anthropic):
+    estate = make_estate(tmp_path / "estate")
+    with_password = fake_anthropic.url.replace("http://", "http://proxy:PASSWORD@")
+    config = answer_config(tmp_path, estate, "anthropic", env=anthropic_env(with_password))
+    async with await open_indexed(config) as engine:
+        # The SDK's HTTP client refuses an address with credentials in it before sending.
+        with pytest.raises(ProviderError, match="Could not reach") as caught:
+            await engine.ask(QUESTION)
+    message = str(caught.value)
+    assert "http://***@127.0.0.1:" in message and "PASSWORD" not in message
+    database = sqlite3.connect(tmp_path / "index.sqlite")
+    dump = "\n".join(database.iterdump())
+    database.close()
+    assert "PASSWORD" not in dump

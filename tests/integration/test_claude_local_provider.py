@@ -152,6 +152,30 @@ async def test_an_unfinished_run_is_an_error_and_never_a_documentation_gap(
     assert await engine.gaps() == []
 
 
+PROXY = "http://proxy:PASSWORD@127.0.0.1:9/v1/messages"
+
+
+@pytest.mark.parametrize(
+    "behaviour",
+    [
+        {"stdout": "", "exit": 1, "stderr": f"API Error: Connection error ({PROXY})"},
+        {"stdout": result(is_error=True, text=f"API Error: Connection error ({PROXY})"),
+         "exit": 1},
+    ],
+    ids=["stderr", "result"],
+)  # fmt: skip
+async def test_a_password_in_what_claude_printed_is_never_shown_or_recorded(
+    engine, fake_claude, behaviour
+):
+    fake_claude.behave(**behaviour)
+    with pytest.raises(ProviderError) as caught:
+        await engine.ask(QUESTION)
+    message = str(caught.value)
+    assert "http://***@127.0.0.1:9/v1/messages" in message and "PASSWORD" not in message
+    rows = await engine.store.fetchall("SELECT reason FROM answers")
+    assert [r[0] for r in rows] == [message]
+
+
 async def test_a_hung_binary_is_killed_at_the_timeout(tmp_path, fake_claude):
     fake_claude.behave(stdout=result(reply("late", [1])), delay=30)
     async with await open_indexed(claude_config(tmp_path, fake_claude, 0.5)) as engine:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,22 @@ async def test_an_unreadable_feed_resolves_nothing_and_rejects_only_known_failur
             "acme/secret": ("rejected", "visibility"),
         }
     assert fake.requests_for(fake.project("acme/a")) == []
+
+
+async def test_a_feed_that_fails_is_named_without_the_token_in_its_address(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    fake.feed = 404
+    feed = f"{fake.url}/feed.json?private_token=FEEDSECRET"
+    config = configure(tmp_path, fake, token=TOKEN, index={"feed": {"url": feed}})
+    async with await Engine.open(config) as engine:
+        await engine.refresh()
+        [state] = await engine.sources()
+    assert (state.verdict, state.clause) == ("unresolved", "feed")
+    assert f"{fake.url}/feed.json?*** answered HTTP 404" in state.detail
+    database = sqlite3.connect(config.index_path)
+    dump = "\n".join(database.iterdump())
+    database.close()
+    assert "FEEDSECRET" not in dump
 
 
 async def test_a_slow_forge_makes_facts_unresolved_not_rejected(tmp_path, fake):

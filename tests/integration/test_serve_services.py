@@ -11,15 +11,18 @@ import pytest
 from bot.answer.bounded import BoundedComposer
 from bot.answer.composer import Answer, Passage
 from bot.answer_desk import AnswerDesk
+from bot.app import Service
 from bot.config import RateLimit
 from bot.engine import Engine
-from bot.errors import ShuttingDown
+from bot.errors import DiscordError, ShuttingDown
 from bot.index.store import Store
 from bot.ratelimit import RateLimiter
 from bot.refresh import RefreshReport
 from bot.refresher import Refresher
 from extensions.schedule import RefreshSchedule, intervals
 from tests.answering import answer_config, make_estate
+from tests.discord_bot import bot_config
+from tests.fakes.discord import FakeDiscord
 from tests.gitrepo import commit, make_repo
 
 
@@ -114,6 +117,17 @@ async def test_a_closed_desk_refuses_to_ask(desk_and_composer):
     await desk.drain(grace=0)
     with pytest.raises(ShuttingDown):
         await desk.ask("anything")
+
+
+async def test_a_discord_address_that_fails_is_named_without_its_token(tmp_path):
+    with FakeDiscord() as discord:
+        # A token in the query string: hikari's own message quotes the URL it asked, too.
+        extra = {"discord": {"api_url": discord.api_url + "?token=SECRET"}}
+        config = bot_config(tmp_path, make_estate(tmp_path / "estate"), discord, extra=extra)
+        with pytest.raises(DiscordError, match=r"Could not connect to Discord at") as caught:
+            await Service.start(config)
+    message = str(caught.value)
+    assert f"{discord.api_url}?***: " in message and "SECRET" not in message
 
 
 class CountingEngine(Engine):

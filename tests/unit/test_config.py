@@ -148,6 +148,19 @@ def test_a_token_is_never_configured_for_plain_http_off_loopback(tmp_path):
     assert _load(tmp_path, local, {"HOME": str(tmp_path), "GITLAB_TOKEN": "t"}).secrets.gitlab_token
 
 
+def test_a_refused_url_is_named_without_its_password(tmp_path):
+    with pytest.raises(ConfigError, match=r"ftp://\*\*\*@gl\.example") as caught:
+        _load(
+            tmp_path,
+            '[sources]\nlocal = ["."]\n[gitlab.url]\napi = "ftp://u:PASSWORD@gl.example"\n',
+        )
+    assert "PASSWORD" not in str(caught.value)
+    env = {"HOME": str(tmp_path), "ANTHROPIC_BASE_URL": "ftp://u:PASSWORD@api.example"}
+    with pytest.raises(ConfigError, match=r"ANTHROPIC_BASE_URL.*ftp://\*\*\*@api") as caught:
+        config.load(None, env, tmp_path / "elsewhere")
+    assert "PASSWORD" not in str(caught.value)
+
+
 def test_an_ssh_key_needs_pinned_host_keys(tmp_path):
     with pytest.raises(ConfigError, match=r"index\.ssh\.known_hosts"):
         _load(tmp_path, '[sources]\nlocal = ["."]\n[index.ssh]\nkey = "id"\n')

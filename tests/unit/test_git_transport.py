@@ -11,7 +11,14 @@ import pytest
 
 from bot.config import Secret
 from bot.errors import SourceError
-from bot.forge.origin import forge_root, is_loopback, plain_text_allowed, same_origin, ssh_host
+from bot.forge.origin import (
+    forge_root,
+    is_loopback,
+    plain_text_allowed,
+    redact_urls,
+    same_origin,
+    ssh_host,
+)
 from bot.git_transport import GitAccess
 from tests.unit.test_predicate import project
 
@@ -37,6 +44,24 @@ def test_plain_http_is_only_for_loopback():
     assert not plain_text_allowed("http://gl.example/")
     assert not plain_text_allowed("127.0.0.1/api")  # no scheme: nowhere a token may go
     assert is_loopback("::1") and is_loopback("127.3.2.1") and not is_loopback("10.0.0.1")
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("http://user:PASSWORD@127.0.0.1:1", "http://***@127.0.0.1:1"),
+        ("Could not reach https://PASSWORD@proxy.example/v1. Check it.",
+         "Could not reach https://***@proxy.example/v1. Check it."),
+        ("http://u:PASS@WORD@h.example:8/p and http://h2.example/",
+         "http://***@h.example:8/p and http://h2.example/"),
+        ("https://feed.example/p.json?private_token=PASSWORD&x=1",
+         "https://feed.example/p.json?***"),
+        ("https://discord.com/api/v10", "https://discord.com/api/v10"),
+        ("git@gl.example:acme/a.git has no scheme", "git@gl.example:acme/a.git has no scheme"),
+    ],
+)  # fmt: skip
+def test_a_url_in_a_message_keeps_where_it_points_and_loses_its_credentials(text, shown):
+    assert redact_urls(text) == shown
 
 
 def test_forge_root_and_ssh_hosts():
