@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
-from bot.forge.origin import is_loopback, redact_urls
+from bot.forge.origin import plain_text_allowed, redact_urls
 
 PROVIDERS = ("anthropic", "claude-local", "none")
 MARKDOWN_SCOPES = ("site", "all")
@@ -201,6 +201,30 @@ def _url(*schemes: str) -> Callable[[str, object], str]:
     return parse
 
 
+def _token_url(secret: str) -> Callable[[str, object], str]:
+    """An http(s) URL that ``secret`` is always sent to: https, or http to a loopback host."""
+    check = _url("https", "http")
+
+    def parse(key: str, value: object) -> str:
+        url = check(key, value)
+        if not plain_text_allowed(url):
+            raise _sent_in_plain_text(key, url, secret)
+        return url
+
+    return parse
+
+
+def _sent_in_plain_text(key: str, url: str, secret: str) -> ConfigError:
+    # A typo of "http" for "https" would otherwise send the secret across the network in clear
+    # text, to anyone on the path; on a loopback address it never leaves the machine.
+    return ConfigError(
+        key,
+        redact_urls(url),
+        f"an https URL: {secret} is sent to it, and is never sent in plain text (plain http "
+        "is accepted only for a loopback address such as 127.0.0.1)",
+    )
+
+
 def _string_list(key: str, value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise _fail(key, value, "a list of non-empty strings")
@@ -323,7 +347,12 @@ KEYS: tuple[Key, ...] = (
     Key("answer.timeout", _timeout, 60.0, "longest wait for one model answer"),
     Key("discord.guilds", _guild_list, (), "sync commands to these guilds (else globally)"),
     Key("discord.rate_limit", _rate_limit, RateLimit(3, 60.0), "asks per user per window"),
-    Key("discord.api_url", _url("https", "http"), "https://discord.com/api/v10", "Discord REST"),
+    Key(
+        "discord.api_url",
+        _token_url("DISCORD_TOKEN"),
+        "https://discord.com/api/v10",
+        "Discord REST (https, or http to a loopback address)",
+    ),
     Key(
         "discord.max_concurrent_answers",
         _answer_bound,
@@ -379,7 +408,8 @@ def _anthropic_base_url(env: Mapping[str, str]) -> str | None:
     value = env.get("ANTHROPIC_BASE_URL", "").strip()
     if not value:
         return None
-    return _url("https", "http")("ANTHROPIC_BASE_URL", value)
+    # The anthropic provider sends the key there, and a claude binary inherits the variable.
+    return _token_url("ANTHROPIC_API_KEY")("ANTHROPIC_BASE_URL", value)
 
 
 def data_dir(env: Mapping[str, str]) -> Path:
@@ -523,14 +553,10 @@ def _check_forge(values: Mapping[str, Any], secrets: Secrets) -> None:
             None,
             "required with index.ssh.key: SSH clones only trust pinned host keys",
         )
-    api = urlsplit(values["gitlab.url.api"])
-    if secrets.gitlab_token and api.scheme != "https" and not is_loopback(api.hostname or ""):
-        raise ConfigError(
-            "gitlab.url.api",
-            redact_urls(values["gitlab.url.api"]),
-            "an https URL while GITLAB_TOKEN is set: the token is never sent in plain text "
-            "(plain http is accepted only for a loopback address)",
-        )
+    # Unlike Discord's token and the API key, the GitLab token is optional: without it the
+    # API is read anonymously, and plain http sends nothing worth protecting.
+    if secrets.gitlab_token and not plain_text_allowed(values["gitlab.url.api"]):
+        raise _sent_in_plain_text("gitlab.url.api", values["gitlab.url.api"], "GITLAB_TOKEN")
 
 
 def check_serve(config: Config) -> None:

@@ -112,6 +112,13 @@ Feature: Asking a question
     And the error message says "Could not reach http://***@127.0.0.1:"
     And "PASSWORD" appears nowhere in the output or the index
 
+  Scenario: The API key is never sent to an address in plain text
+    Given the API's address is "http://proxy.example:8080"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?"`
+    Then the exit code is 2
+    And the error says "an https URL: ANTHROPIC_API_KEY is sent to it"
+    And the model was not asked
+
   Scenario: Declined questions make up the documentation-gap backlog
     Given the model declines because "The guide covers tuning, not colours."
     And someone has asked "Which colours can a widget be?"

@@ -25,3 +25,11 @@ Feature: Running the bot
     When I run `python -m bot.cli serve`
     Then the exit code is 2
     And the error says "PHPBOTSCOUT_WEBHOOK_SECRET"
+
+  Scenario: serve never sends the bot token in plain text
+    Given the configuration's Discord address is "http://discord.example/api/v10"
+    And a Discord bot token is set
+    When I run `python -m bot.cli serve`
+    Then the exit code is 2
+    And the error says "discord.api_url"
+    And the error says "an https URL: DISCORD_TOKEN is sent to it"

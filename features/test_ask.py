@@ -72,6 +72,11 @@ def address_with_password(fake_anthropic, monkeypatch, password):
     monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
 
 
+@given(parsers.parse('the API\'s address is "{url}"'))
+def api_address(monkeypatch, url):
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+
+
 @given(parsers.parse('someone has asked "{question}"'))
 def someone_asked(question, capsys: pytest.CaptureFixture[str]):
     assert main(["ask", question]) == 0

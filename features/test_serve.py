@@ -12,6 +12,12 @@ def webhook_listens(world: World, listen: str) -> None:
     path.write_text(path.read_text() + f'\n[webhook]\nlisten = "{listen}"\n')
 
 
+@given(parsers.parse('the configuration\'s Discord address is "{url}"'))
+def discord_address(world: World, url: str) -> None:
+    path = world.root / "phpbotscout.toml"
+    path.write_text(path.read_text() + f'\n[discord]\napi_url = "{url}"\n')
+
+
 @given("a Discord bot token is set")
 def token_set(monkeypatch) -> None:
     monkeypatch.setenv("DISCORD_TOKEN", TOKEN)

@@ -161,6 +161,33 @@ def test_a_refused_url_is_named_without_its_password(tmp_path):
     assert "PASSWORD" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("text", "env", "key", "secret"),
+    [
+        ('[discord]\napi_url = "http://discord.example/api/v10"\n', {}, "discord.api_url",
+         "DISCORD_TOKEN"),
+        ("", {"ANTHROPIC_BASE_URL": "http://proxy.example:8080"}, "ANTHROPIC_BASE_URL",
+         "ANTHROPIC_API_KEY"),
+    ],
+    ids=["discord", "anthropic"],
+)  # fmt: skip
+def test_an_address_a_secret_always_goes_to_is_https_unless_it_is_loopback(
+    tmp_path, text, env, key, secret
+):
+    base = '[sources]\nlocal = ["."]\n'
+    with pytest.raises(
+        ConfigError, match=rf"{key}.*an https URL: {secret} is sent to it"
+    ) as caught:
+        _load(tmp_path, base + text, {"HOME": str(tmp_path), **env})
+    assert "loopback" in str(caught.value) and caught.value.exit_code == 2
+    for host in ("127.0.0.1:8080", "localhost:8080", "[::1]:8080"):
+        local = {k: v.replace("proxy.example:8080", host) for k, v in env.items()}
+        loaded = _load(
+            tmp_path, base + text.replace("discord.example", host), {"HOME": str(tmp_path), **local}
+        )
+        assert host in (loaded.anthropic_base_url or loaded.discord_api_url)
+
+
 def test_an_ssh_key_needs_pinned_host_keys(tmp_path):
     with pytest.raises(ConfigError, match=r"index\.ssh\.known_hosts"):
         _load(tmp_path, '[sources]\nlocal = ["."]\n[index.ssh]\nkey = "id"\n')
