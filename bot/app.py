@@ -22,7 +22,7 @@ import aiohttp
 import hikari
 import lightbulb
 
-from bot.answer.bounded import BoundedComposer
+from bot.answer.bounded import BoundedComposer, queue_wait
 from bot.answer.providers import build_composer
 from bot.answer_desk import AnswerDesk
 from bot.config import Config, check_serve
@@ -194,7 +194,8 @@ class Service:
         check_serve(config)
         composer = build_composer(config)
         bound = config.discord_max_concurrent_answers
-        bounded = BoundedComposer(composer, bound) if composer else None
+        wait = queue_wait(config.answer_timeout)
+        bounded = BoundedComposer(composer, bound, wait=wait) if composer else None
         engine = await Engine.open(config, composer=bounded)
         refresher = Refresher(engine)
         desk = AnswerDesk(engine, RateLimiter(config.discord_rate_limit))

@@ -14,6 +14,7 @@ ephemeral reply.
           │    └── ForgeError        the forge API failed
           │         └── RateLimited  the forge asked us to slow down; the run stops
           ├── ProviderError          the answering model failed
+          │    └── Busy              a question waited too long for its turn with the model
           ├── DiscordError           Discord refused or could not be reached
           └── ShuttingDown           serve is stopping; ask again shortly
 """
@@ -91,6 +92,12 @@ class ProviderError(OperationalError):
     """The answering model could not be reached or answered unusably."""
 
     kind = "provider"
+
+
+class Busy(ProviderError):
+    """Too many questions were ahead of this one for it to be asked in time."""
+
+    kind = "busy"
 
 
 class DiscordError(OperationalError):

@@ -52,6 +52,15 @@ Feature: Asking in Discord
     When the refresh finishes writing
     Then only the reader sees "your vote is recorded as helpful"
 
+  Scenario: A question that waits too long for the model is told the bot is busy
+    Given the model answers only when it is released
+    And a question may wait only a moment for its turn with the model
+    When every model call is taken and someone runs /ask "How do I install widgets?"
+    Then only they see "I'm busy"
+    And only they see "Try again in a moment"
+    And the question is recorded as an error, not as a documentation gap
+    And the questions ahead of it are answered once the model is released
+
   Scenario: Asking too often is answered privately with how long to wait
     When someone runs /ask "zyzzyva quux" 4 times
     Then only they see "Try again in"

@@ -10,7 +10,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from tests.answering import make_estate
-from tests.discord_bot import BotThread, HeldWrite, bot_config, build_index
+from tests.discord_bot import BotThread, HeldWrite, bot_config, build_index, wait_for
 from tests.fakes.anthropic_server import FakeAnthropic, citing, tool_call
 from tests.fakes.discord import EPHEMERAL, FakeDiscord, Interaction, Reply
 from tests.gitrepo import make_repo
@@ -47,6 +47,7 @@ class Chat:
     reader: int = 0
     refresh: HeldWrite | None = None
     pressed: Interaction | None = None
+    held: list[Interaction] = field(default_factory=list)  # asks the model has not answered
 
     def run(self, command: str, user: int, **options: str) -> Reply:
         interaction = self.discord.command(command, options or None, user=user)
@@ -100,6 +101,34 @@ def model_answers_long_code(
 @given(parsers.parse('the model declines because "{reason}"'))
 def model_declines(fake_anthropic: FakeAnthropic, reason: str) -> None:
     fake_anthropic.script(tool_call("", [], declined=True, reason=reason))
+
+
+@given("the model answers only when it is released")
+def model_holds(fake_anthropic: FakeAnthropic) -> None:
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", "Tuning the frobnicator"))
+    fake_anthropic.hold()
+
+
+@given("a question may wait only a moment for its turn with the model")
+def short_wait(chat: Chat, request: pytest.FixtureRequest) -> None:
+    composer = chat.bot.service.composer
+    assert composer is not None and composer.wait == 5.0  # one answer.timeout, as configured
+    # A moment instead of five seconds keeps the scenario short. What decides it is not this
+    # timer: the calls ahead hold their slots until the model is released, after it fires.
+    composer.wait = 0.05
+    request.addfinalizer(lambda: setattr(composer, "wait", 5.0))
+
+
+@when(parsers.parse('every model call is taken and someone runs /ask "{question}"'))
+def asks_when_busy(chat: Chat, fake_anthropic: FakeAnthropic, question: str) -> None:
+    composer = chat.bot.service.composer
+    assert composer is not None
+    for _ in range(composer.limit):
+        chat.held.append(
+            chat.discord.command("ask", {"question": "What frobnication depth?"}, user=next(PEOPLE))
+        )
+    wait_for(lambda: len(fake_anthropic.received) == composer.limit)
+    chat.run("ask", next(PEOPLE), question=question)
 
 
 @given(parsers.parse('someone has run /ask "{question}"'))
@@ -229,6 +258,28 @@ def only_they_see(chat: Chat, text: str) -> None:
 @then("the model was not asked")
 def model_not_asked(fake_anthropic: FakeAnthropic) -> None:
     assert fake_anthropic.received == []
+
+
+@then("the question is recorded as an error, not as a documentation gap")
+def recorded_as_error(chat: Chat) -> None:
+    engine = chat.bot.engine
+    row = chat.bot.run(
+        engine.store.fetchone(
+            "SELECT a.outcome, a.reason FROM answers a JOIN questions q ON q.id = a.question_id"
+            " WHERE q.question = ?",
+            ("How do I install widgets?",),
+        )
+    )
+    assert row is not None and row[0] == "error" and row[1].startswith("I'm busy")
+    gaps = chat.bot.run(engine.gaps())
+    assert all(gap.question != "How do I install widgets?" for g in gaps for gap in g.gaps)
+
+
+@then("the questions ahead of it are answered once the model is released")
+def held_answered(chat: Chat, fake_anthropic: FakeAnthropic) -> None:
+    fake_anthropic.release()
+    for interaction in chat.held:
+        assert chat.discord.reply(interaction).embeds[0]["title"] == "Answer"
 
 
 @then("the answer has exactly one vote, and it is not helpful")

@@ -31,6 +31,7 @@ from bot.discord_format.message import (
     shorten_markdown,
 )
 from bot.errors import (
+    Busy,
     EmptyIndexError,
     PhpbotscoutError,
     ProviderError,
@@ -230,6 +231,8 @@ def error_reply(error: PhpbotscoutError | None, reference: str) -> Reply:
         )
     elif isinstance(error, ShuttingDown):
         text = str(error)
+    elif isinstance(error, Busy):
+        text = f"{error} {ref}"  # nothing failed: the asker only needs to try again
     elif isinstance(error, UsageError):
         text = f"{error} {ref}"
     elif isinstance(error, ProviderError):

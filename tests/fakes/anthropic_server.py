@@ -3,7 +3,9 @@
 It answers ``POST /v1/messages`` with scripted behaviours, one per request, in order, and
 keeps every request it received (headers and JSON body) so tests can assert on what the real
 SDK sent. When the script runs out it repeats the last behaviour. Responses have the real
-API's shapes: a ``tool_use`` message, or the ``{"type": "error", ...}`` error object.
+API's shapes: a ``tool_use`` message, or the ``{"type": "error", ...}`` error object. After
+``hold()`` every request is kept open, unanswered, until the test calls ``release()``: a model
+that hangs for exactly as long as a test needs it to, with no timer deciding anything.
 """
 
 from __future__ import annotations
@@ -128,6 +130,7 @@ class FakeAnthropic:
         app.router.add_post("/v1/messages", self._messages)
         self._server = ThreadedServer(app)
         self.url = ""
+        self._gate: asyncio.Event | None = None  # set: requests held open until it is set
 
     def start(self) -> FakeAnthropic:
         self.url = self._server.start().url
@@ -141,7 +144,20 @@ class FakeAnthropic:
         with self._lock:
             self._script = list(behaviours)
 
+    def hold(self) -> None:
+        """Keep every request from now on open, unanswered, until ``release()``."""
+        with self._lock:
+            self._gate = asyncio.Event()  # bound to the server's loop when first awaited
+
+    def release(self) -> None:
+        """Answer the held requests (as scripted) and stop holding new ones."""
+        with self._lock:
+            gate, self._gate = self._gate, None
+        if gate is not None:
+            self._server.loop.call_soon_threadsafe(gate.set)
+
     def reset(self) -> None:
+        self.release()
         with self._lock:
             self._script = []
             self.received = []
@@ -165,6 +181,10 @@ class FakeAnthropic:
         auth = request.headers.get("Authorization", "")
         if auth != f"Bearer {KEY}" and request.headers.get("x-api-key") != KEY:
             return _json(error(401, "authentication_error", "invalid x-api-key"))
+        with self._lock:
+            gate = self._gate
+        if gate is not None:
+            await gate.wait()
         scripted = self._next()
         behaviour = scripted if isinstance(scripted, Behaviour) else scripted(body)
         if behaviour.delay:

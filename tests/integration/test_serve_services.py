@@ -10,18 +10,20 @@ import pytest
 
 from bot.answer.bounded import BoundedComposer
 from bot.answer.composer import Answer, Passage
+from bot.answer.providers import build_composer
 from bot.answer_desk import AnswerDesk
 from bot.app import Service
 from bot.config import RateLimit
 from bot.engine import Engine
-from bot.errors import DiscordError, ShuttingDown
+from bot.errors import Busy, DiscordError, ShuttingDown
 from bot.index.store import Store
 from bot.ratelimit import RateLimiter
 from bot.refresh import RefreshReport
 from bot.refresher import Refresher
 from extensions.schedule import RefreshSchedule, intervals
-from tests.answering import answer_config, make_estate
+from tests.answering import answer_config, anthropic_env, make_estate
 from tests.discord_bot import bot_config
+from tests.fakes.anthropic_server import citing
 from tests.fakes.discord import FakeDiscord
 from tests.gitrepo import commit, make_repo
 
@@ -55,7 +57,7 @@ async def until(condition, timeout: float = 5.0) -> None:
 
 async def test_queued_model_calls_run_in_arrival_order_never_above_the_bound():
     inner = GatedComposer()
-    bounded = BoundedComposer(inner, 2)
+    bounded = BoundedComposer(inner, 2, wait=5.0)
     questions = [f"q{n}" for n in range(6)]
     tasks = [asyncio.create_task(bounded.compose(q, [])) for q in questions]
     await until(lambda: bounded.in_flight == 2 and bounded.waiting == 4)
@@ -67,13 +69,54 @@ async def test_queued_model_calls_run_in_arrival_order_never_above_the_bound():
     assert inner.started == questions and bounded.peak == 2 and bounded.in_flight == 0
 
 
+TUNING = "Tuning the frobnicator"
+
+
+async def test_a_question_that_waits_too_long_for_the_model_is_busy_not_a_gap(
+    tmp_path, fake_anthropic
+):
+    estate = make_estate(tmp_path / "estate")
+    config = answer_config(tmp_path, estate, "anthropic", env=anthropic_env(fake_anthropic.url))
+    # The real provider against a model that answers only when the test says so, one call at
+    # a time, and a moment's wait allowed in the queue.
+    composer = build_composer(config)
+    assert composer is not None
+    bounded = BoundedComposer(composer, 1, wait=0.05)
+    engine = await Engine.open(config, composer=bounded)
+    try:
+        assert not (await engine.refresh()).failed
+        fake_anthropic.script(citing("Set `frobnication.depth` to seven.", TUNING))
+        fake_anthropic.hold()
+        first = asyncio.create_task(engine.ask("What frobnication depth should I set?"))
+        await until(lambda: len(fake_anthropic.received) == 1)
+        # The slot stays taken until the release below, so this one can only be turned away.
+        with pytest.raises(Busy, match=r"waited 0\.05 s .* Try again in a moment") as caught:
+            await engine.ask("How do I install widgets?")
+        assert bounded.waiting == 0 and len(fake_anthropic.received) == 1
+        fake_anthropic.release()
+        assert (await first).kind == "answered"
+        rows = await engine.store.fetchall(
+            "SELECT q.question, a.outcome, a.reason, a.provider FROM answers a"
+            " JOIN questions q ON q.id = a.question_id ORDER BY a.id"
+        )
+        assert [tuple(r) for r in rows] == [
+            ("How do I install widgets?", "error", str(caught.value), "anthropic"),
+            ("What frobnication depth should I set?", "answered", None, "anthropic"),
+        ]
+        assert await engine.gaps() == []
+    finally:
+        await engine.close()
+
+
 @pytest.fixture
 async def desk_and_composer(tmp_path):
     estate = make_estate(tmp_path / "estate")
     config = answer_config(tmp_path, estate, "none")
     composer = GatedComposer()
     engine = Engine(
-        config, await Store.open(config.index_path), composer=BoundedComposer(composer, 1)
+        config,
+        await Store.open(config.index_path),
+        composer=BoundedComposer(composer, 1, wait=5.0),
     )
     await engine.refresh()
     desk = AnswerDesk(engine, RateLimiter(RateLimit(10, 60)))

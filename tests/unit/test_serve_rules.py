@@ -3,6 +3,7 @@
 import pytest
 
 from bot import config
+from bot.answer.bounded import queue_wait
 from bot.config import RateLimit
 from bot.errors import ConfigError
 from bot.ratelimit import RateLimiter, whole_seconds
@@ -45,6 +46,16 @@ def test_the_webhook_needs_its_secret(tmp_path):
             PHPBOTSCOUT_WEBHOOK_SECRET="s3cret",
         )
     )
+
+
+@pytest.mark.parametrize(
+    ("timeout", "wait"), [(1, 1), (60, 60), (420, 420), (421, 419), (600, 240)]
+)
+def test_a_question_waits_in_line_one_answer_timeout_and_never_past_discords_15_minutes(
+    timeout, wait
+):
+    assert queue_wait(timeout) == wait
+    assert queue_wait(timeout) + timeout <= 14 * 60  # a minute left to retrieve and reply
 
 
 def test_the_answer_bound_defaults_to_four_and_is_checked(tmp_path):
