@@ -149,6 +149,29 @@ Feature: Asking for the passages that answer a question
     And passage 1 is "Painting a widget" from "docs/guide/painting.md"
     And passage 2 is "Painted widgets" from "docs/guide/overview.md"
 
+  Scenario: A page saved with a byte-order mark keeps its title, anchor and front matter
+    Given a git repository "widgets" holding "docs/guide/gears.md" saved with a byte-order mark:
+      """
+      # Gears
+
+      Gears mesh in trains of three.
+      """
+    And a git repository "widgets" holding "docs/guide/axles.md" saved with a byte-order mark:
+      """
+      ---
+      title: Axles
+      ---
+
+      Axles carry the turning widgets at their hubs.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "gears mesh in trains" --retrieval-only --json`
+    Then passage 1 is "Gears" from "docs/guide/gears.md"
+    And passage 1 cites "https://widgets.example.org/guide/gears/#gears"
+    When I run `python -m bot.cli ask "axles carry widgets at their hubs" --retrieval-only --json`
+    Then passage 1 is "Axles" from "docs/guide/axles.md"
+    And no passage contains "title:"
+
   Scenario: A question with no words finds nothing
     When I run `python -m bot.cli ask "?!? ..." --retrieval-only --json`
     Then the exit code is 0

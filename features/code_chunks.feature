@@ -154,3 +154,17 @@ Feature: Code is indexed as prose, symbol by symbol
   Scenario: A Rust module's docs run on past a file spliced into them
     When I run `python -m bot.cli ask "options take their values after an equals sign" --retrieval-only --json`
     Then passage 1 is symbol "module guide" of "codec/src/guide.rs", kind "code", lines 1 to 3
+
+  Scenario: A file saved with a byte-order mark keeps the documentation on its first line
+    Given a git repository "gauge" holding "gauge.go" saved with a byte-order mark:
+      """
+      // Package gauge measures how full a pipe is.
+      package gauge
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "measures how full a pipe is" --retrieval-only --json`
+    Then passage 1 is symbol "package gauge" of "gauge/gauge.go", kind "code", lines 1 to 1
+    And passage 1's text is:
+      """
+      // Package gauge measures how full a pipe is.
+      """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import shlex
 from dataclasses import dataclass, field
@@ -45,6 +46,17 @@ def repository_holding(world: World, repo: str, path: str, docstring: str) -> No
         commit(target, {path: docstring + "\n"})
     else:
         make_repo(target, {path: docstring + "\n"})
+
+
+@given(parsers.parse('a git repository "{repo}" holding "{path}" saved with a byte-order mark:'))
+def repository_holding_with_bom(world: World, repo: str, path: str, docstring: str) -> None:
+    # Some editors (Notepad, Visual Studio) start every UTF-8 file they save with one.
+    content = codecs.BOM_UTF8 + (docstring + "\n").encode()
+    target = world.estate / repo
+    if (target / ".git").exists():
+        commit(target, {path: content})
+    else:
+        make_repo(target, {path: content})
 
 
 @given("a configuration indexing those repositories")
@@ -93,6 +105,11 @@ def output_says(world: World, text: str) -> None:
 @then(parsers.parse('the error says "{text}"'))
 def error_says(world: World, text: str) -> None:
     assert text in world.stderr, world.stderr
+
+
+@then(parsers.parse('no passage contains "{text}"'))
+def no_passage_contains(world: World, text: str) -> None:
+    assert all(text not in r["text"] for r in world.json()["results"])
 
 
 @then(parsers.parse('source "{name}" was "{status}"'))

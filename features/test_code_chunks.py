@@ -36,11 +36,6 @@ def passage_url(world: World, rank: int, url: str):
     assert _passage(world, rank)["url"] == url
 
 
-@then(parsers.parse('no passage contains "{text}"'))
-def no_passage_contains(world: World, text: str):
-    assert all(text not in r["text"] for r in world.json()["results"])
-
-
 @then("there are no passages")
 def no_passages(world: World):
     assert world.json()["results"] == []

@@ -79,14 +79,16 @@ def chunk_markdown(text: str, fallback_title: str = "") -> list[Chunk]:
     """Cut one markdown document into chunks.
 
     Args:
-        text: the document, already decoded.
+        text: the document, already decoded; a leading byte-order mark is dropped.
         fallback_title: the page title to use when the page has neither a front matter
             ``title`` nor an H1 (usually made from the file name by ``title_from_path``).
 
     Returns:
         The chunks in document order; an empty list for a document with no words.
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # A byte-order mark is an encoding signature, not text: left in, it hides the front
+    # matter's opening "---" and the first "#" heading from the parser.
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     front_title, body_start = _front_matter(lines)
     parse_lines = [""] * body_start + lines[body_start:]

@@ -65,6 +65,7 @@ _LenientLoader.add_multi_constructor("", _ignore_tag)
 def parse_config(config_path: str, text: str) -> SiteLayout:
     """Read a site config's ``site_url`` and ``docs_dir``; malformed files raise ``ValueError``."""
     data: Any
+    text = text.removeprefix("\ufeff")  # an editor's byte-order mark: TOML rejects it as text
     if config_path.endswith(".toml"):
         try:
             data = tomllib.loads(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Sequence
 
 from bot.corpus.chunk import Chunk
@@ -14,8 +15,10 @@ def assert_honest(data: bytes, chunks: Sequence[Chunk]) -> None:
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
+    # A byte-order mark is an encoding signature, not text: no chunk holds it.
+    first_byte = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     for chunk in chunks:
-        assert 0 <= chunk.start_byte <= chunk.end_byte <= len(data), chunk
+        assert first_byte <= chunk.start_byte <= chunk.end_byte <= len(data), chunk
         assert 1 <= chunk.start_line <= chunk.end_line <= len(lines), chunk
         assert chunk.text == data[chunk.start_byte : chunk.end_byte].decode("utf-8", "replace")
         assert chunk.end_byte - chunk.start_byte <= CEILING_BYTES

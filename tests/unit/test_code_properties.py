@@ -1,5 +1,7 @@
 """Whatever bytes a code chunker is fed, it returns honest chunks or says why it cannot."""
 
+import codecs
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -153,6 +155,7 @@ COMMENT_TEXT = st.binary(max_size=80).map(
     lambda b: b.replace(b"\n", b" ").replace(b"\r", b" ").replace(b"\0", b" ")
 )
 NEWLINE = st.sampled_from([b"\n", b"\r\n"])
+START = st.sampled_from([b"", codecs.BOM_UTF8])  # what some editors put before line 1
 
 
 @st.composite
@@ -190,7 +193,7 @@ def go_program(draw):
         else:
             item = []
         out += [b"", *doc, *item]
-    return nl.join(out) + nl
+    return draw(START) + nl.join(out) + nl
 
 
 @st.composite
@@ -223,7 +226,7 @@ def python_program(draw):
         else:
             item = [name.upper() + b" = " + draw(quoted)]
         out += [b"", *comments, *item]
-    return nl.join(out) + nl
+    return draw(START) + nl.join(out) + nl
 
 
 @st.composite
@@ -257,7 +260,7 @@ def rust_program(draw):
                 b"}",
             ]
         out += [b"", *doc, *item]
-    return nl.join(out) + nl
+    return draw(START) + nl.join(out) + nl
 
 
 @SETTINGS
@@ -309,3 +312,24 @@ def test_a_ten_thousand_line_file(path):
     chunks = chunk_code(path, data)
     assert_honest(data, chunks)
     assert len(chunks) >= 3334
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "symbol", "text"),
+    [
+        (
+            "pkg/gauge.go",
+            "// Package gauge measures.\npackage gauge\n",
+            "package gauge",
+            "// Package gauge measures.",
+        ),
+        ("pkg/gauge.py", '"""Measures."""\n', "module gauge", '"""Measures."""'),
+        ("src/lib.rs", "//! Measures.\n\npub fn f() {}\n", "crate", "//! Measures."),
+    ],
+)
+def test_a_byte_order_mark_is_no_part_of_the_first_line(path, source, symbol, text):
+    data = codecs.BOM_UTF8 + source.encode()
+    chunks = chunk_code(path, data)
+    assert_honest(data, chunks)
+    first = chunks[0]
+    assert (first.symbol, first.text, first.start_line) == (symbol, text, 1)

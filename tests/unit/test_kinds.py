@@ -60,6 +60,11 @@ def test_config_without_site_url_has_no_pages():
     assert layout.site_url is None and not layout.contains("docs/a.md")
 
 
+def test_a_config_saved_with_a_byte_order_mark_is_read():
+    layout = parse_config("zensical.toml", '\ufeff[project]\nsite_url="https://a.b/"\n')
+    assert layout.site_url == "https://a.b/"
+
+
 def test_malformed_config_is_a_value_error():
     with pytest.raises(ValueError, match="not valid TOML"):
         parse_config("zensical.toml", "[project\n")

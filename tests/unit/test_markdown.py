@@ -27,6 +27,14 @@ def test_front_matter_title_heads_the_path_and_is_never_a_chunk():
     assert all("title:" not in c.text for c in chunks)
 
 
+def test_a_byte_order_mark_hides_neither_the_title_nor_the_front_matter():
+    chunks = chunk_markdown("\ufeff# Bommed Page\n\nText.\n", "Fallback")
+    assert (chunks[0].heading, chunks[0].anchor) == ("Bommed Page", "bommed-page")
+    assert chunks[0].text == "# Bommed Page\n\nText."
+    chunks = chunk_markdown("\ufeff---\ntitle: FM Title\n---\n\nBody.\n", "Fallback")
+    assert [(c.heading, c.text, c.start_line) for c in chunks] == [("FM Title", "Body.", 5)]
+
+
 def test_text_before_the_first_heading_is_headed_by_the_page_title():
     chunks = chunk_markdown("Some words.\n\n## Next\n\nMore.\n", "Exit codes")
     assert (chunks[0].heading, chunks[0].anchor) == ("Exit codes", "")

@@ -8,12 +8,14 @@ A symbol whose text is over ``CEILING_BYTES`` is split into several such chunks,
 truncated.
 
 Lines are what a line feed separates, as a forge's blob view numbers them; a carriage return
-before the line feed stays part of its line's text.
+before the line feed stays part of its line's text. A UTF-8 byte-order mark at the start of
+the file belongs to no line: line 1 starts after it.
 """
 
 from __future__ import annotations
 
 import bisect
+import codecs
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -91,7 +93,9 @@ class SourceLines:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        starts = [0]
+        # A byte-order mark is an encoding signature some editors write, not text: were it
+        # part of line 1, a chunk starting there would begin with an invisible U+FEFF.
+        starts = [len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0]
         find = data.find
         at = find(b"\n")
         while at >= 0:
@@ -106,8 +110,8 @@ class SourceLines:
         return n - 1 if n > 1 and self._starts[-1] == len(self.data) else n
 
     def line_of(self, offset: int) -> int:
-        """The 1-based line holding byte ``offset``."""
-        return bisect.bisect_right(self._starts, offset)
+        """The 1-based line holding byte ``offset`` (a byte-order mark counts as line 1's)."""
+        return max(1, bisect.bisect_right(self._starts, offset))
 
     def last_line_of(self, start: int, end: int) -> int:
         """The 1-based line holding the last byte of ``[start, end)``.
