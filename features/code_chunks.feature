@@ -168,3 +168,22 @@ Feature: Code is indexed as prose, symbol by symbol
       """
       // Package gauge measures how full a pipe is.
       """
+
+  Scenario: A file saved with Windows line endings is stored with plain line feeds
+    Given a git repository "meter" holding "meter.go" with Windows line endings:
+      """
+      package meter
+
+      // Reading returns how full the meter is, as a fraction.
+      func Reading() float64 {
+      	return 0
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "how full the meter is as a fraction" --retrieval-only --json`
+    Then passage 1 is symbol "Reading" of "meter/meter.go", kind "code", lines 3 to 4
+    And passage 1's text is:
+      """
+      // Reading returns how full the meter is, as a fraction.
+      func Reading() float64 {
+      """

@@ -39,24 +39,28 @@ def world(tmp_path: Path, home: Path) -> World:
     return World(root=tmp_path, estate=estate)
 
 
-@given(parsers.parse('a git repository "{repo}" holding "{path}":'))
-def repository_holding(world: World, repo: str, path: str, docstring: str) -> None:
-    target = world.estate / repo
-    if (target / ".git").exists():
-        commit(target, {path: docstring + "\n"})
-    else:
-        make_repo(target, {path: docstring + "\n"})
-
-
-@given(parsers.parse('a git repository "{repo}" holding "{path}" saved with a byte-order mark:'))
-def repository_holding_with_bom(world: World, repo: str, path: str, docstring: str) -> None:
-    # Some editors (Notepad, Visual Studio) start every UTF-8 file they save with one.
-    content = codecs.BOM_UTF8 + (docstring + "\n").encode()
+def _commit_file(world: World, repo: str, path: str, content: str | bytes) -> None:
     target = world.estate / repo
     if (target / ".git").exists():
         commit(target, {path: content})
     else:
         make_repo(target, {path: content})
+
+
+@given(parsers.parse('a git repository "{repo}" holding "{path}":'))
+def repository_holding(world: World, repo: str, path: str, docstring: str) -> None:
+    _commit_file(world, repo, path, docstring + "\n")
+
+
+@given(parsers.parse('a git repository "{repo}" holding "{path}" saved with a byte-order mark:'))
+def repository_holding_with_bom(world: World, repo: str, path: str, docstring: str) -> None:
+    # Some editors (Notepad, Visual Studio) start every UTF-8 file they save with one.
+    _commit_file(world, repo, path, codecs.BOM_UTF8 + (docstring + "\n").encode())
+
+
+@given(parsers.parse('a git repository "{repo}" holding "{path}" with Windows line endings:'))
+def repository_holding_with_crlf(world: World, repo: str, path: str, docstring: str) -> None:
+    _commit_file(world, repo, path, (docstring + "\n").replace("\n", "\r\n").encode())
 
 
 @given("a configuration indexing those repositories")

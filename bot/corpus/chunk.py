@@ -26,9 +26,10 @@ class Chunk:
     """One retrievable unit of a file.
 
     ``text`` is exactly the file's lines ``start_line``..``end_line`` (1-based, inclusive),
-    or, for a part of an oversized section that was cut mid-line, exactly the bytes
-    ``start_byte``..``end_byte``. ``terms`` are search-only words (split identifiers): indexed,
-    never shown, never sent to a model. ``weight`` multiplies the chunk's retrieval score.
+    each without its line terminator (LF or CRLF) and joined by LF, or, for a part of an
+    oversized section that was cut mid-line, exactly the bytes ``start_byte``..``end_byte``.
+    ``terms`` are search-only words (split identifiers): indexed, never shown, never sent to a
+    model. ``weight`` multiplies the chunk's retrieval score.
     """
 
     heading: str

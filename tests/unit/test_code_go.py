@@ -314,11 +314,12 @@ def test_a_single_line_over_the_ceiling_is_cut_between_characters():
     assert "".join(c.text for c in chunks) == f'const Long = "{value}"'
 
 
-def test_crlf_line_endings_keep_honest_spans():
+def test_crlf_line_endings_are_stored_as_line_feeds_with_honest_spans():
     source = b"package p\r\n\r\n// F does f.\r\nfunc F() {\r\n}\r\n"
     chunk = by_symbol(source)["F"]
-    assert chunk.text == "// F does f.\r\nfunc F() {\r"
+    assert chunk.text == "// F does f.\nfunc F() {"
     assert (chunk.start_line, chunk.end_line) == (3, 4)
+    assert source[chunk.start_byte : chunk.end_byte] == b"// F does f.\r\nfunc F() {"
 
 
 def test_invalid_utf8_is_replaced_not_fatal():

@@ -333,3 +333,21 @@ def test_a_byte_order_mark_is_no_part_of_the_first_line(path, source, symbol, te
     assert_honest(data, chunks)
     first = chunks[0]
     assert (first.symbol, first.text, first.start_line) == (symbol, text, 1)
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "symbol", "text", "lines"),
+    [
+        ("pkg/f.go", "package p\n\n// F.\nfunc F() {\n}\n", "F", "// F.\nfunc F() {", (3, 4)),
+        ("pkg/m.py", '"""M.\n\nMore.\n"""\n', "module m", '"""M.\n\nMore.\n"""', (1, 4)),
+        ("src/lib.rs", "/// F.\npub fn f(\n) {\n}\n", "f", "/// F.\npub fn f(\n) {", (1, 3)),
+    ],
+)
+def test_crlf_line_endings_are_stored_as_line_feeds(path, source, symbol, text, lines):
+    data = source.replace("\n", "\r\n").encode()
+    chunks = {c.symbol: c for c in chunk_code(path, data)}
+    assert_honest(data, chunks.values())
+    assert (chunks[symbol].text, (chunks[symbol].start_line, chunks[symbol].end_line)) == (
+        text,
+        lines,
+    )
