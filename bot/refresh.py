@@ -91,7 +91,10 @@ async def refresh(
     """
     started = time.perf_counter()
     progress = progress or QuietProgress()
-    candidates = discover_local(config.local_sources, config.exclude, embedded=config.embedded)
+    # Discovery reads directories and git refs: off the event loop, which serve shares.
+    candidates = await asyncio.to_thread(
+        discover_local, config.local_sources, config.exclude, embedded=config.embedded
+    )
     async with AsyncExitStack() as stack:
         gitlab: GitLabSources | None = None
         known_forge: set[str] = set()

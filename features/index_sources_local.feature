@@ -70,3 +70,19 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
     Then the exit code is 0
     And a passage comes from "widgets"
+
+  Scenario: A repository reached through several configured paths is indexed once
+    Given the configuration also lists "estate/../estate/widgets/"
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    When I run `python -m bot.cli index sources --json`
+    Then source "widgets" is "admitted" by clause "local"
+    And no source "widgets (duplicate)" is listed
+
+  Scenario: A file listed as a source is said to be a file
+    Given a file "notes.md" beside the configuration
+    And the configuration also lists "notes.md"
+    And the index has been built
+    When I run `python -m bot.cli index sources --json`
+    Then source "notes.md" is "unresolved" by clause "missing"
+    And the output says "notes.md is a file, not a repository or a directory of repositories"

@@ -44,3 +44,15 @@ def source_not_listed(world: World, name: str) -> None:
 @then(parsers.parse('a passage comes from "{name}"'))
 def a_passage_from(world: World, name: str) -> None:
     assert any(r["repo"] == name for r in world.json()["results"])
+
+
+@given(parsers.parse('the configuration also lists "{entry}"'))
+def configuration_also_lists(world: World, entry: str) -> None:
+    path = world.root / "phpbotscout.toml"
+    listed = f'local = ["{world.estate}"'
+    path.write_text(path.read_text().replace(listed, f'{listed}, "{entry}"', 1))
+
+
+@given(parsers.parse('a file "{name}" beside the configuration'))
+def file_beside_configuration(world: World, name: str) -> None:
+    (world.root / name).write_text("# Notes\n")

@@ -7,6 +7,7 @@ its directory name; the embedded default (this checkout indexing itself) is call
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -20,21 +21,48 @@ def is_repository(path: Path) -> bool:
     return (path / ".git").exists()
 
 
+def _tidy(path: Path) -> Path:
+    """``path`` without ``..`` steps, when that still names the same place.
+
+    Paths in the configuration are relative to its file, so ``../repos/alpha`` arrives as
+    ``/etc/bot/../repos/alpha``: shown as it is, and compared as text with the same
+    repository reached another way, it reads as a different one. After a symbolic link,
+    ``..`` means the link target's parent, which the shorter path would not name; such a
+    path is kept as configured.
+    """
+    tidy = Path(os.path.normpath(path))
+    if tidy == path:
+        return path
+    try:
+        return tidy if os.path.samefile(tidy, path) else path
+    except OSError:  # nothing there to compare: the shorter form is what the text says
+        return tidy
+
+
 def discover_local(
     paths: Sequence[Path], exclude: Collection[str], *, embedded: bool = False
 ) -> list[Candidate]:
     """Return a candidate for every repository the configured paths name.
 
-    Exclusions are applied first and are absolute. A path that is missing, or a directory
-    holding no repositories, yields an *unresolved* candidate that says so.
+    Exclusions are applied first and are absolute. A path that is missing, a file, or a
+    directory holding no repositories yields an *unresolved* candidate that says so. One
+    repository reached through several configured paths is one candidate; two different
+    repositories with one name are reported as a duplicate.
     """
     found: list[tuple[str, Path]] = []
     problems: list[Candidate] = []
-    for path in paths:
+    configured: set[Path] = set()
+    for path in (_tidy(p) for p in paths):
+        if path in configured:  # listed twice in the same words: once is what was meant
+            continue
+        configured.add(path)
         if embedded:
             found.append((EMBEDDED_NAME, path))
-        elif not path.is_dir():
+        elif not path.exists():
             problems.append(_unresolved(path.name or str(path), path, "missing", "does not exist"))
+        elif not path.is_dir():
+            detail = "is a file, not a repository or a directory of repositories"
+            problems.append(_unresolved(path.name, path, "missing", detail))
         elif is_repository(path):
             found.append((path.name, path))
         else:
@@ -44,41 +72,42 @@ def discover_local(
                 problems.append(_unresolved(path.name, path, "missing", detail))
             found.extend((child.name, child) for child in children)
 
+    # The same repository reached through several paths (a directory and its parent, a
+    # symbolic link) is one repository, read once.
+    reached: dict[Path, tuple[str, list[Path]]] = {}
+    for name, path in found:
+        reached.setdefault(path.resolve(), (name, []))[1].append(path)
+
     candidates: list[Candidate] = []
     seen: dict[str, Path] = {}
-    for name, path in found:
+    for name, (path, *others) in reached.values():
         if name in exclude:
             candidates.append(
-                Candidate(
-                    name,
-                    "local",
-                    str(path),
-                    Verdict.REJECTED,
-                    "excluded",
-                    "listed in sources.exclude",
-                    path=path,
-                )
+                _local(name, path, Verdict.REJECTED, "excluded", "listed in sources.exclude")
             )
         elif name in seen:
-            detail = f"another repository is already called {name!r} ({seen[name]}); rename one"
+            detail = (
+                f"is another repository called {name!r}; the one indexed under that name is "
+                f"{seen[name]}. Rename one of them"
+            )
             candidates.append(_unresolved(name + " (duplicate)", path, "duplicate", detail))
         else:
             seen[name] = path
-            candidates.append(
-                Candidate(
-                    name,
-                    "local",
-                    str(path),
-                    Verdict.ADMITTED,
-                    "local",
-                    "listed in sources.local",
-                    path=path,
-                )
-            )
+            candidates.append(_admitted(name, path, others))
     return candidates + problems
 
 
+def _admitted(name: str, path: Path, others: Sequence[Path]) -> Candidate:
+    detail = "listed in sources.local"
+    also = sorted({str(p) for p in others} - {str(path)})
+    if also:
+        detail += f" (also reached as {', '.join(also)}; read once)"
+    return _local(name, path, Verdict.ADMITTED, "local", detail)
+
+
+def _local(name: str, path: Path, verdict: Verdict, clause: str, detail: str) -> Candidate:
+    return Candidate(name, "local", str(path), verdict, clause, detail, path=path)
+
+
 def _unresolved(name: str, path: Path, clause: str, detail: str) -> Candidate:
-    return Candidate(
-        name, "local", str(path), Verdict.UNRESOLVED, clause, f"{path} {detail}", path=path
-    )
+    return _local(name, path, Verdict.UNRESOLVED, clause, f"{path} {detail}")

@@ -1,0 +1,71 @@
+"""Which repositories on disk ``sources.local`` names, and what each is reported as."""
+
+from pathlib import Path
+
+from bot import config as config_module
+from bot.engine import Engine
+from bot.forge.candidates import Verdict
+from tests.gitrepo import make_repo
+
+README = "# Alpha\n\nAlpha turns sprockets into gears.\n"
+
+
+def _config(base: Path, *local: str) -> config_module.Config:
+    raw: dict[str, object] = {
+        "sources": {"local": list(local)},
+        "index": {"path": str(base / "index.sqlite")},
+    }
+    return config_module.from_mapping(raw, env={}, base=base)
+
+
+def _verdicts(report) -> dict[str, tuple[str, str, str]]:
+    return {c.name: (c.verdict.value, c.clause, c.detail) for c in report.candidates}
+
+
+async def test_one_repository_listed_several_ways_is_indexed_once(tmp_path):
+    alpha = tmp_path / "repos" / "alpha"
+    make_repo(alpha, {"README.md": README})
+    base = tmp_path / "w2"
+    base.mkdir()
+    (tmp_path / "link").symlink_to(alpha)
+    listed = ["../repos/alpha", str(alpha), "../repos/alpha/", "../repos", "../link"]
+    async with await Engine.open(_config(base, *listed)) as engine:
+        report = await engine.refresh()
+        assert report.ok
+        assert [(o.name, o.status) for o in report.outcomes] == [("alpha", "indexed")]
+        assert [c.name for c in report.candidates] == ["alpha"]
+        alpha_candidate = report.candidates[0]
+        assert alpha_candidate.verdict is Verdict.ADMITTED
+        assert alpha_candidate.location == str(alpha)
+        assert alpha_candidate.detail == (
+            f"listed in sources.local (also reached as {tmp_path / 'link'}; read once)"
+        )
+
+
+async def test_two_repositories_with_one_name_are_a_duplicate_naming_both(tmp_path):
+    first, second = tmp_path / "a" / "alpha", tmp_path / "b" / "alpha"
+    make_repo(first, {"README.md": README})
+    make_repo(second, {"README.md": README})
+    base = tmp_path / "w2"
+    base.mkdir()
+    async with await Engine.open(_config(base, "../a/alpha", "../b")) as engine:
+        report = await engine.refresh()
+    verdicts = _verdicts(report)
+    assert verdicts["alpha"][:2] == ("admitted", "local")
+    assert verdicts["alpha (duplicate)"] == (
+        "unresolved",
+        "duplicate",
+        f"{second} is another repository called 'alpha'; the one indexed under that name is "
+        f"{first}. Rename one of them",
+    )
+
+
+async def test_a_file_listed_as_a_source_is_said_to_be_a_file(tmp_path):
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    async with await Engine.open(_config(tmp_path, "notes.md")) as engine:
+        report = await engine.refresh()
+    assert _verdicts(report)["notes.md"] == (
+        "unresolved",
+        "missing",
+        f"{tmp_path / 'notes.md'} is a file, not a repository or a directory of repositories",
+    )
