@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -19,6 +20,7 @@ import git
 from bot.errors import SourceError
 
 _REGULAR_FILE_MODES = ("100644", "100755")
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,18 +50,38 @@ class Snapshot(Protocol):
         ...
 
 
+def _ref_sha(repo: git.Repo, ref: str) -> str | None:
+    """The SHA ``ref`` leads to through the refs alone, or None when it leads nowhere yet."""
+    if _FULL_SHA.fullmatch(ref):
+        return ref
+    try:
+        return str(git.SymbolicReference.dereference_recursive(repo, ref))
+    except ValueError:  # a branch with no commit has no ref file and no packed-refs line
+        return None
+
+
 class GitSnapshot:
     """The tree of one commit of a local git repository."""
 
     def __init__(self, repo_path: Path, ref: str = "HEAD") -> None:
         try:
             self._repo = git.Repo(repo_path)
-            self.commit = self._repo.commit(ref).hexsha
         except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
             raise SourceError(f"{repo_path} is not a git repository") from None
-        except (ValueError, git.exc.BadName, git.exc.GitCommandError) as exc:
+        try:
+            self.commit = self._repo.commit(ref).hexsha
+        except (ValueError, git.exc.BadName, git.exc.GitCommandError):
+            sha = _ref_sha(self._repo, ref)
+            self._repo.close()
+            if sha is None:
+                raise SourceError(
+                    f"{repo_path} has no commit at {ref}; commit something first"
+                ) from None
+            what = f"commit {sha[:12]}" if sha == ref else f"commit {sha[:12]} ({ref})"
             raise SourceError(
-                f"{repo_path} has no commit at {ref} ({exc}); commit something first"
+                f"{repo_path} is damaged: {what} is missing from its object store. "
+                "Run 'git fsck' in it to see what else is lost, then restore it from a remote "
+                "or a backup, or clone it again"
             ) from None
 
     def files(self) -> list[FileEntry]:

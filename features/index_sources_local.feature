@@ -86,3 +86,12 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "notes.md" is "unresolved" by clause "missing"
     And the output says "notes.md is a file, not a repository or a directory of repositories"
+
+  Scenario: A repository whose last commit is lost is reported as damaged, with what to do
+    Given the index has been built
+    And "widgets" loses the object of its last commit
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 1
+    And source "widgets" was "failed"
+    And the output says "is damaged: commit"
+    And the output says "Run 'git fsck' in it"

@@ -3,6 +3,7 @@ import shutil
 from pytest_bdd import given, parsers, scenarios, then
 
 from features.conftest import World
+from tests.gitrepo import git
 
 scenarios("index_sources_local.feature")
 
@@ -56,3 +57,9 @@ def configuration_also_lists(world: World, entry: str) -> None:
 @given(parsers.parse('a file "{name}" beside the configuration'))
 def file_beside_configuration(world: World, name: str) -> None:
     (world.root / name).write_text("# Notes\n")
+
+
+@given(parsers.parse('"{name}" loses the object of its last commit'))
+def commit_object_lost(world: World, name: str) -> None:
+    head = git(world.estate / name, "rev-parse", "HEAD")
+    (world.estate / name / ".git" / "objects" / head[:2] / head[2:]).unlink()

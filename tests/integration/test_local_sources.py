@@ -69,3 +69,17 @@ async def test_a_file_listed_as_a_source_is_said_to_be_a_file(tmp_path):
         "missing",
         f"{tmp_path / 'notes.md'} is a file, not a repository or a directory of repositories",
     )
+
+
+async def test_a_repository_missing_its_commit_is_reported_damaged_with_what_to_do(tmp_path):
+    alpha = tmp_path / "repos" / "alpha"
+    head = make_repo(alpha, {"README.md": README})
+    (alpha / ".git" / "objects" / head[:2] / head[2:]).unlink()
+    async with await Engine.open(_config(tmp_path, str(alpha))) as engine:
+        report = await engine.refresh()
+    assert [o.name for o in report.failed] == ["alpha"]
+    assert report.failed[0].error == (
+        f"{alpha} is damaged: commit {head[:12]} (HEAD) is missing from its object store. "
+        "Run 'git fsck' in it to see what else is lost, then restore it from a remote or a "
+        "backup, or clone it again"
+    )
