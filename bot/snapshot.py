@@ -50,6 +50,23 @@ class Snapshot(Protocol):
         ...
 
 
+def head_branch_is_unborn(repo_path: Path) -> bool:
+    """Whether the repository's HEAD names no commit yet (``git init`` and nothing since).
+
+    Only refs are read, never objects: a HEAD whose commit is missing from the object
+    store is a damaged repository, not an empty one. A path git cannot open is not called
+    empty either; reading it says what is wrong.
+    """
+    try:
+        repo = git.Repo(repo_path)
+    except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+        return False
+    try:
+        return _ref_sha(repo, "HEAD") is None
+    finally:
+        repo.close()
+
+
 def _ref_sha(repo: git.Repo, ref: str) -> str | None:
     """The SHA ``ref`` leads to through the refs alone, or None when it leads nowhere yet."""
     if _FULL_SHA.fullmatch(ref):

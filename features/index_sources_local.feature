@@ -87,6 +87,24 @@ Feature: Explaining which local repositories are indexed
     Then source "notes.md" is "unresolved" by clause "missing"
     And the output says "notes.md is a file, not a repository or a directory of repositories"
 
+  Scenario: A bare mirror in a configured directory is indexed under its name
+    Given a bare mirror "gadgets.git" in the estate of a repository holding "README.md":
+      """
+      # Gadgets
+
+      Gadgets hum when they are ready.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "what do gadgets do when they are ready" --retrieval-only --json`
+    Then a passage comes from "gadgets"
+
+  Scenario: A repository with nothing committed yet is rejected as empty, and the build succeeds
+    Given an empty git repository "fresh" in the estate
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    When I run `python -m bot.cli index sources --json`
+    Then source "fresh" is "rejected" by clause "empty"
+
   Scenario: A repository whose last commit is lost is reported as damaged, with what to do
     Given the index has been built
     And "widgets" loses the object of its last commit

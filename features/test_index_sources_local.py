@@ -3,7 +3,7 @@ import shutil
 from pytest_bdd import given, parsers, scenarios, then
 
 from features.conftest import World
-from tests.gitrepo import git
+from tests.gitrepo import git, make_repo
 
 scenarios("index_sources_local.feature")
 
@@ -57,6 +57,19 @@ def configuration_also_lists(world: World, entry: str) -> None:
 @given(parsers.parse('a file "{name}" beside the configuration'))
 def file_beside_configuration(world: World, name: str) -> None:
     (world.root / name).write_text("# Notes\n")
+
+
+@given(parsers.parse('a bare mirror "{name}" in the estate of a repository holding "{path}":'))
+def bare_mirror(world: World, name: str, path: str, docstring: str) -> None:
+    upstream = world.root / "upstream" / name.removesuffix(".git")
+    make_repo(upstream, {path: docstring + "\n"})
+    git(world.root, "clone", "-q", "--mirror", str(upstream), str(world.estate / name))
+
+
+@given(parsers.parse('an empty git repository "{name}" in the estate'))
+def empty_repository(world: World, name: str) -> None:
+    (world.estate / name).mkdir()
+    git(world.estate / name, "init", "-q")
 
 
 @given(parsers.parse('"{name}" loses the object of its last commit'))

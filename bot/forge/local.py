@@ -1,8 +1,8 @@
 """Local sources: git repositories on disk named in ``sources.local``.
 
 Each entry is a git repository, or a directory whose children are. A repository's name is
-its directory name; the embedded default (this checkout indexing itself) is called
-``phpbotscout`` whatever its directory is called.
+its directory name (a bare repository's without its ``.git`` ending); the embedded default
+(this checkout indexing itself) is called ``phpbotscout`` whatever its directory is called.
 """
 
 from __future__ import annotations
@@ -12,13 +12,26 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from bot.forge.candidates import Candidate, Verdict
+from bot.snapshot import head_branch_is_unborn
 
 EMBEDDED_NAME = "phpbotscout"
 
 
 def is_repository(path: Path) -> bool:
-    """Whether ``path`` is the top of a git working tree (``.git`` directory or file)."""
-    return (path / ".git").exists()
+    """Whether ``path`` is a git repository: the top of a working tree, or a bare one."""
+    return (path / ".git").exists() or _is_bare(path)
+
+
+def _is_bare(path: Path) -> bool:
+    # What git itself looks for before it takes a directory for a repository (a mirror,
+    # ``x.git``, has no working tree and so no ``.git`` inside it).
+    return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
+
+
+def _name(path: Path) -> str:
+    if path.name.endswith(".git") and len(path.name) > len(".git") and _is_bare(path):
+        return path.name.removesuffix(".git")
+    return path.name
 
 
 def _tidy(path: Path) -> Path:
@@ -47,7 +60,8 @@ def discover_local(
     Exclusions are applied first and are absolute. A path that is missing, a file, or a
     directory holding no repositories yields an *unresolved* candidate that says so. One
     repository reached through several configured paths is one candidate; two different
-    repositories with one name are reported as a duplicate.
+    repositories with one name are reported as a duplicate. A repository with no commit
+    yet is rejected as ``empty``, as a GitLab project is.
     """
     found: list[tuple[str, Path]] = []
     problems: list[Candidate] = []
@@ -64,13 +78,13 @@ def discover_local(
             detail = "is a file, not a repository or a directory of repositories"
             problems.append(_unresolved(path.name, path, "missing", detail))
         elif is_repository(path):
-            found.append((path.name, path))
+            found.append((_name(path), path))
         else:
             children = sorted(c for c in path.iterdir() if c.is_dir() and is_repository(c))
             if not children:
                 detail = "holds no git repositories (and is not one)"
                 problems.append(_unresolved(path.name, path, "missing", detail))
-            found.extend((child.name, child) for child in children)
+            found.extend((_name(child), child) for child in children)
 
     # The same repository reached through several paths (a directory and its parent, a
     # symbolic link) is one repository, read once.
@@ -98,6 +112,9 @@ def discover_local(
 
 
 def _admitted(name: str, path: Path, others: Sequence[Path]) -> Candidate:
+    if is_repository(path) and head_branch_is_unborn(path):
+        detail = "has no commits yet; it is indexed once something is committed"
+        return _local(name, path, Verdict.REJECTED, "empty", detail)
     detail = "listed in sources.local"
     also = sorted({str(p) for p in others} - {str(path)})
     if also:

@@ -5,7 +5,7 @@ from pathlib import Path
 from bot import config as config_module
 from bot.engine import Engine
 from bot.forge.candidates import Verdict
-from tests.gitrepo import make_repo
+from tests.gitrepo import git, make_repo
 
 README = "# Alpha\n\nAlpha turns sprockets into gears.\n"
 
@@ -83,3 +83,36 @@ async def test_a_repository_missing_its_commit_is_reported_damaged_with_what_to_
         "Run 'git fsck' in it to see what else is lost, then restore it from a remote or a "
         "backup, or clone it again"
     )
+
+
+async def test_bare_repositories_are_indexed_under_their_name_without_git(tmp_path):
+    work = tmp_path / "work"
+    make_repo(work / "alpha", {"README.md": README})
+    make_repo(work / "beta", {"README.md": "# Beta\n\nBeta bends gears into sprockets.\n"})
+    mirrors = tmp_path / "mirrors"
+    git(tmp_path, "clone", "-q", "--mirror", str(work / "alpha"), str(mirrors / "alpha.git"))
+    git(tmp_path, "clone", "-q", "--bare", str(work / "beta"), str(tmp_path / "beta.git"))
+    async with await Engine.open(_config(tmp_path, "mirrors", "beta.git")) as engine:
+        report = await engine.refresh()
+        assert report.ok
+        assert sorted((o.name, o.status) for o in report.outcomes) == [
+            ("alpha", "indexed"),
+            ("beta", "indexed"),
+        ]
+        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
+        assert (top.repo, top.path) == ("alpha", "README.md")
+
+
+async def test_a_repository_with_no_commit_yet_is_rejected_as_empty_not_failed(tmp_path):
+    repos = tmp_path / "repos"
+    make_repo(repos / "alpha", {"README.md": README})
+    (repos / "fresh").mkdir()
+    git(repos / "fresh", "init", "-q")
+    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "bare.git"))
+    async with await Engine.open(_config(tmp_path, "repos", "bare.git")) as engine:
+        report = await engine.refresh()
+    assert report.ok
+    assert [o.name for o in report.outcomes] == ["alpha"]
+    empty = ("rejected", "empty", "has no commits yet; it is indexed once something is committed")
+    assert _verdicts(report)["fresh"] == empty
+    assert _verdicts(report)["bare"] == empty
