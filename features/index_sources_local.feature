@@ -113,3 +113,16 @@ Feature: Explaining which local repositories are indexed
     And source "widgets" was "failed"
     And the output says "is damaged: commit"
     And the output says "Run 'git fsck' in it"
+
+  Scenario: A repository let back in after an exclusion is indexed again
+    Given the configuration no longer excludes "secrets"
+    And the index has been built
+    And the configuration excludes "secrets"
+    And the index has been built
+    And the configuration no longer excludes "secrets"
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 0
+    And source "secrets" was "indexed"
+    When I run `python -m bot.cli ask "never index this" --retrieval-only --json`
+    Then a passage comes from "secrets"
+

@@ -76,3 +76,11 @@ def empty_repository(world: World, name: str) -> None:
 def commit_object_lost(world: World, name: str) -> None:
     head = git(world.estate / name, "rev-parse", "HEAD")
     (world.estate / name / ".git" / "objects" / head[:2] / head[2:]).unlink()
+
+
+@given(parsers.parse('the configuration no longer excludes "{name}"'))
+def no_longer_excludes(world: World, name: str) -> None:
+    path = world.root / "phpbotscout.toml"
+    text = path.read_text()
+    assert f'"{name}"' in text, text
+    path.write_text(text.replace(f'"{name}", ', "").replace(f'"{name}"', ""))

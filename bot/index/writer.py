@@ -240,9 +240,15 @@ async def drop_sources(store: Store, names: Sequence[str]) -> None:
 
 
 async def clear_documents(store: Store, name: str) -> None:
-    """Remove a source's documents but keep its row, so its verdict can still be explained."""
+    """Remove a source's documents but keep its row, so its verdict can still be explained.
+
+    The row stops saying when it was indexed: the commits it keeps describe documents that are
+    gone, and a source let back in at the same commit must be read again, not skipped as
+    unchanged.
+    """
     async with store.write() as conn:
         await conn.execute("DELETE FROM documents WHERE source = ?", (name,))
+        await conn.execute("UPDATE sources SET indexed_at = NULL WHERE name = ?", (name,))
 
 
 async def remember_site_configs(

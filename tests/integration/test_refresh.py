@@ -171,6 +171,21 @@ async def test_excluded_repositories_are_never_read(tmp_path, estate):
         assert all(r.repo != "gadgets" for r in (await engine.retrieve("frobnicator")).results)
 
 
+async def test_a_repository_excluded_and_let_back_in_at_the_same_commit_is_indexed_again(
+    tmp_path, estate
+):
+    for sources in ({}, {"exclude": ["gadgets"]}, {}):
+        async with await Engine.open(_config(tmp_path, estate, sources=sources)) as engine:
+            report = await engine.refresh()
+    # Its documents went with the exclusion, so its commit being the same proves nothing.
+    assert {o.name: o.status for o in report.outcomes}["gadgets"] == "indexed"
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        found = (await engine.retrieve("gadgets have none")).results
+        assert found and found[0].repo == "gadgets"
+        status = {s.state.name: s.state for s in await engine.status()}
+        assert status["gadgets"].documents > 0
+
+
 async def test_unknown_source_names_are_a_usage_error(tmp_path, estate):
     async with await Engine.open(_config(tmp_path, estate)) as engine:
         with pytest.raises(UsageError, match="Known sources: gadgets, widgets"):
