@@ -131,6 +131,14 @@ class GitLabSources:
                 "index and clones are kept."
             )
             return []
+        if self.discovery.feed_error is not None:
+            # Not fatal: the sources it decides stay unresolved and keep answering. But a run
+            # that could not read the feed did not do its job, and whoever runs it must hear so.
+            self.errors.append(
+                f"The estate feed (index.feed.url) could not be used: "
+                f"{self.discovery.feed_error}. The projects it decides are unresolved and keep "
+                "their last index; fix the feed and run the build again."
+            )
         candidates = [fc.candidate for fc in self.discovery.candidates]
         listed = {c.name for c in candidates}
         for state in known:

@@ -102,3 +102,13 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index build`
     Then the exit code is 1
     And the error says "rate-limited"
+
+  Scenario: A feed that lists nothing fails the build and takes nothing away
+    Given the index has been built
+    And the estate feed lists no project at all
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "The estate feed"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "unresolved" by clause "feed"
+

@@ -49,6 +49,11 @@ def feed_except(forge: FakeGitLab, path: str) -> None:
     forge.feed = [p.path for p in forge.projects if p.path != path]
 
 
+@given("the estate feed lists no project at all")
+def feed_empty(forge: FakeGitLab) -> None:
+    forge.feed = []
+
+
 @given("a configuration discovering that group")
 def discovering_configuration(
     world: World, forge: FakeGitLab, monkeypatch: pytest.MonkeyPatch

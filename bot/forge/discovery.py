@@ -107,6 +107,7 @@ class Discovery:
 
     candidates: tuple[ForgeCandidate, ...]
     error: str | None = None
+    feed_error: str | None = None  # why the feed could not be used; its verdicts are unresolved
 
     @property
     def complete(self) -> bool:
@@ -171,7 +172,8 @@ async def discover(
             tasks = [group.create_task(one(p)) for p in projects]
     except* RateLimited as caught:
         raise caught.exceptions[0] from None
-    return Discovery(tuple(t.result() for t in tasks))
+    feed_error = feed.reason if isinstance(feed, Unknown) else None
+    return Discovery(tuple(t.result() for t in tasks), feed_error=feed_error)
 
 
 async def _with_site(

@@ -169,6 +169,22 @@ async def test_an_unreadable_feed_resolves_nothing_and_rejects_only_known_failur
     assert fake.requests_for(fake.project("acme/a")) == []
 
 
+@pytest.mark.parametrize("feed", [b"{not json", b"[]", 404], ids=["garbled", "empty", "missing"])
+async def test_a_feed_that_cannot_be_used_fails_the_build_and_keeps_the_index(tmp_path, fake, feed):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    config = configure(tmp_path, fake, token=TOKEN)
+    async with await Engine.open(config) as engine:
+        assert (await engine.refresh()).ok
+    fake.feed = feed
+    async with await Engine.open(config) as engine:
+        report = await engine.refresh()
+        assert not report.ok  # so `index build` exits 1 and a scheduler notices
+        assert any("estate feed" in e and "index.feed.url" in e for e in report.errors)
+        assert _verdicts(await engine.sources()) == {"acme/a": ("unresolved", "feed")}
+        assert (await engine.retrieve("it does things")).results  # still answered from
+
+
 async def test_a_feed_that_fails_is_named_without_the_token_in_its_address(tmp_path, fake):
     upstream(fake, "acme/a", README)
     fake.feed = 404

@@ -204,6 +204,9 @@ def test_screen_settles_listing_clauses_before_any_site_fact_is_needed():
 def test_the_feed_takes_paths_or_objects_and_refuses_anything_else():
     assert parse_feed(b'["Acme/A", {"path": "acme/b"}]') == frozenset({"acme/a", "acme/b"})
     assert isinstance(parse_feed(b'{"projects": []}'), Unknown)
+    # An empty feed would reject every project; it is taken for a broken deploy instead.
+    empty = parse_feed(b"[]")
+    assert isinstance(empty, Unknown) and "no project" in empty.reason
     assert isinstance(parse_feed(b'["acme/a", 3]'), Unknown)
     assert isinstance(parse_feed(b"not json"), Unknown)
 
