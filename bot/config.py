@@ -134,6 +134,9 @@ def _fail(key: str, value: object, allowed: str) -> ConfigError:
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([smhd])")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+# No setting needs longer than a year; beyond it a value is a slip (or TOML's inf), and an
+# infinite one would also reach `index status --json` as Infinity, which is not JSON.
+MAX_DURATION = 365 * 86400.0
 
 
 def parse_duration(key: str, value: object) -> float:
@@ -169,6 +172,8 @@ def _seconds(key: str, value: object, allowed: str) -> float:
         raise _fail(key, value, allowed)
     if not seconds >= 0:  # negative, or nan
         raise _fail(key, value, allowed)
+    if seconds > MAX_DURATION:  # inf too
+        raise _fail(key, value, "a duration of at most a year ('365d')")
     return seconds
 
 
@@ -253,7 +258,9 @@ def _guild_list(key: str, value: object) -> tuple[int, ...]:
 
 
 def _rate_limit(key: str, value: object) -> RateLimit:
-    allowed = "'COUNT/DURATION', such as '3/60s' (three asks a minute per user)"
+    allowed = (
+        "'COUNT/DURATION', such as '3/60s' (three asks a minute per user), DURATION at most a year"
+    )
     if not isinstance(value, str) or "/" not in value:
         raise _fail(key, value, allowed)
     count_text, _, per_text = value.partition("/")

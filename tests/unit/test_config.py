@@ -73,6 +73,37 @@ def test_bad_values_name_the_key_the_value_and_what_is_allowed(tmp_path, text, k
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "[index]\nrefresh_interval = inf\n",
+        "[index]\nrefresh_interval = 1e308\n",
+        '[index]\nrefresh_interval = "99999999999999999999d"\n',
+        f'[index]\nrefresh_interval = "{"9" * 400}s"\n',  # float() of it is inf
+        '[index]\nrefresh_interval = "366d"\n',
+        "[index]\nsite_check_interval = inf\n",
+        '[sources.refresh_intervals]\nalpha = "400d"\n',
+        "[answer]\ntimeout = inf\n",
+    ],
+)
+def test_a_duration_is_at_most_a_year(tmp_path, text):
+    with pytest.raises(ConfigError, match="at most") as caught:
+        _load(tmp_path, '[sources]\nlocal = ["."]\n' + text)
+    assert caught.value.exit_code == 2
+
+
+def test_a_rate_limit_window_is_at_most_a_year(tmp_path):
+    with pytest.raises(ConfigError, match="DURATION at most a year"):
+        _load(tmp_path, '[sources]\nlocal = ["."]\n[discord]\nrate_limit = "3/400d"\n')
+
+
+def test_a_year_is_the_longest_duration_allowed(tmp_path):
+    text = '[sources]\nlocal = ["."]\n[index]\nrefresh_interval = "365d"\n'
+    text += "site_check_interval = 31536000\n"
+    loaded = _load(tmp_path, text)
+    assert loaded.refresh_interval == loaded.site_check_interval == 365 * 86400.0
+
+
+@pytest.mark.parametrize(
     ("value", "seconds"),
     [
         (None, 86400.0),

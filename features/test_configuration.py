@@ -1,0 +1,18 @@
+from pytest_bdd import given, parsers, scenarios
+
+from features.conftest import World
+
+scenarios("configuration.feature")
+
+
+@given(parsers.parse('the configuration sets "{key}" to {value}'))
+def configuration_sets(world: World, key: str, value: str) -> None:
+    # The value is written as it stands in the feature: TOML, so inf and "6h" both work.
+    table, _, leaf = key.rpartition(".")
+    path = world.root / "phpbotscout.toml"
+    text = path.read_text()
+    if f"[{table}]\n" in text:
+        text = text.replace(f"[{table}]\n", f"[{table}]\n{leaf} = {value}\n", 1)
+    else:
+        text += f"\n[{table}]\n{leaf} = {value}\n"
+    path.write_text(text)
