@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, ConfigFileError
 from bot.forge.origin import plain_text_allowed, redact_urls
 
 PROVIDERS = ("anthropic", "claude-local", "none")
@@ -442,30 +442,85 @@ def environment(process_env: Mapping[str, str], cwd: Path) -> dict[str, str]:
 
 def find_config_file(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Path | None:
     """Return the configuration file to read, or ``None`` for the embedded default."""
+    found = _config_file(explicit, env, cwd)
+    return found[0] if found else None
+
+
+def _config_file(
+    explicit: str | None, env: Mapping[str, str], cwd: Path
+) -> tuple[Path, str, str] | None:
+    """The file to read, how it was found, and the setting that named it (for the remedy)."""
     if explicit:
-        return Path(explicit)
+        return Path(explicit), "named by --config", "--config"
     if env.get("PHPBOTSCOUT_CONFIG"):
-        return Path(env["PHPBOTSCOUT_CONFIG"])
+        return Path(env["PHPBOTSCOUT_CONFIG"]), "named by PHPBOTSCOUT_CONFIG", "PHPBOTSCOUT_CONFIG"
     candidate = cwd / CONFIG_FILE_NAME
-    return candidate if candidate.is_file() else None
+    if candidate.is_file():
+        return candidate, "found in the current directory", "--config"
+    return None
 
 
 def load(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Config:
-    """Read and validate the configuration once; raise ``ConfigError`` naming what is wrong."""
-    path = find_config_file(explicit, env, cwd)
-    if path is None:
+    """Read and validate the configuration once; raise ``ConfigError`` naming what is wrong.
+
+    Raises:
+        ConfigFileError: the file is missing, unreadable, not UTF-8 or not valid TOML.
+        ConfigError: a key or value in it is not acceptable.
+    """
+    found = _config_file(explicit, env, cwd)
+    if found is None:
         return _build({}, origin="embedded default", base=cwd, env=env, embedded=True)
+    path, named_by, where = found
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError("--config", str(path), "the path of an existing TOML file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError("--config", str(path), f"a readable UTF-8 file ({exc})") from None
+        raise ConfigFileError(
+            str(path), named_by, "does not exist", f"check the path given in {where}"
+        ) from None
+    except IsADirectoryError:
+        raise ConfigFileError(
+            str(path), named_by, "is a directory", f"give {where} the path of a TOML file"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigFileError(
+            str(path),
+            named_by,
+            f"is not UTF-8 text (the byte at offset {exc.start} is not UTF-8)",
+            "save it as UTF-8",
+        ) from None
+    except OSError as exc:
+        raise ConfigFileError(
+            str(path),
+            named_by,
+            f"cannot be read ({exc.strerror or exc})",
+            "make it readable by the user phpbotscout runs as",
+        ) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("--config", str(path), f"valid TOML ({exc})") from None
+        raise ConfigFileError(
+            str(path),
+            named_by,
+            f"is not valid TOML: {_toml_problem(exc)}",
+            "correct it there (phpbotscout.example.toml shows every key in its place)",
+        ) from None
     return _build(raw, origin=str(path), base=path.resolve().parent, env=env, embedded=False)
+
+
+_TOML_WHERE = re.compile(
+    r"(?P<reason>.*) \((?P<where>at line \d+, column \d+|at end of document)\)"
+)
+
+
+def _toml_problem(exc: tomllib.TOMLDecodeError) -> str:
+    """Where in the file TOML gave up, then why: "at line 5, column 12: invalid value"."""
+    text = str(exc)
+    match = _TOML_WHERE.fullmatch(text)
+    if match is None:
+        return text
+    where = match["where"].replace("at end of document", "at the end of the file")
+    reason = match["reason"]
+    return f"{where}: {reason[:1].lower()}{reason[1:]}"
 
 
 def from_mapping(raw: Mapping[str, Any], env: Mapping[str, str], base: Path) -> Config:

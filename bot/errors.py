@@ -7,6 +7,7 @@ ephemeral reply.
     PhpbotscoutError
      ├── UsageError                  exit 2: the command line or configuration is wrong
      │    └── ConfigError            a key, its value and what is allowed
+     │         └── ConfigFileError   the file itself: missing, unreadable or not TOML
      └── OperationalError            exit 1: something broke while doing the work
           ├── StoreError             the index database cannot be opened or migrated
           ├── EmptyIndexError        nothing has been indexed yet
@@ -46,6 +47,17 @@ class ConfigError(UsageError):
         self.value = value
         self.allowed = allowed
         super().__init__(f"configuration key '{key}' has value {value!r}: {allowed}")
+
+
+class ConfigFileError(ConfigError):
+    """The configuration file cannot be used at all: it is missing, unreadable or not TOML."""
+
+    def __init__(self, path: str, named_by: str, problem: str, remedy: str) -> None:
+        # No key is to blame, so the message names the file and where it was named instead.
+        self.key = named_by
+        self.value = path
+        self.allowed = remedy
+        UsageError.__init__(self, f"the configuration file {path} ({named_by}) {problem}; {remedy}")
 
 
 class OperationalError(PhpbotscoutError):

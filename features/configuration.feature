@@ -25,3 +25,24 @@ Feature: Reading the configuration
       | inf                     |
       | 1e308                   |
       | "99999999999999999999d" |
+
+  Scenario: A configuration file that does not exist is named with the setting that named it
+    Given the environment variable "PHPBOTSCOUT_CONFIG" is "/nonexistent/phpbotscout.toml"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 2
+    And the error says "the configuration file /nonexistent/phpbotscout.toml (named by PHPBOTSCOUT_CONFIG) does not exist"
+    And the error says "check the path given in PHPBOTSCOUT_CONFIG"
+
+  Scenario: A file that is not valid TOML is shown with the line and column at fault
+    Given a file "mid.toml" holding:
+      """
+      [sources]
+      local = ["estate"]
+
+      [index]
+      path = = "index.sqlite"
+      """
+    When I run `python -m bot.cli --config mid.toml index status`
+    Then the exit code is 2
+    And the error says "the configuration file mid.toml (named by --config) is not valid TOML: at line 5, column 8: invalid value"
+    And the error says "correct it there"

@@ -16,3 +16,13 @@ def configuration_sets(world: World, key: str, value: str) -> None:
     else:
         text += f"\n[{table}]\n{leaf} = {value}\n"
     path.write_text(text)
+
+
+@given(parsers.parse('the environment variable "{name}" is "{value}"'))
+def environment_variable(monkeypatch, name: str, value: str) -> None:
+    monkeypatch.setenv(name, value)
+
+
+@given(parsers.parse('a file "{name}" holding:'))
+def file_holding(world: World, name: str, docstring: str) -> None:
+    (world.root / name).write_text(docstring + "\n")

@@ -140,6 +140,57 @@ def test_invalid_toml_names_the_file(tmp_path):
         _load(tmp_path, "[index\n")
 
 
+def test_a_toml_error_says_which_file_where_and_why(tmp_path, home):
+    (tmp_path / "mid.toml").write_text('[sources]\nlocal = ["."]\n\n\nrefresh = = 1\n')
+    with pytest.raises(ConfigError) as caught:
+        config.load("mid.toml", {"HOME": str(tmp_path)}, tmp_path)
+    assert str(caught.value) == (
+        "the configuration file mid.toml (named by --config) is not valid TOML: at line 5, "
+        "column 11: invalid value; correct it there (phpbotscout.example.toml shows every key "
+        "in its place)"
+    )
+    assert caught.value.exit_code == 2
+
+
+def test_a_missing_file_says_which_setting_named_it(tmp_path):
+    env = {"HOME": str(tmp_path), "PHPBOTSCOUT_CONFIG": "/nonexist.toml"}
+    with pytest.raises(ConfigError) as caught:
+        config.load(None, env, tmp_path)
+    assert str(caught.value) == (
+        "the configuration file /nonexist.toml (named by PHPBOTSCOUT_CONFIG) does not exist; "
+        "check the path given in PHPBOTSCOUT_CONFIG"
+    )
+    assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (None, "is a directory; give --config the path of a TOML file"),
+        (b"a = 1\n\xff\n", "is not UTF-8 text (the byte at offset 6 is not UTF-8)"),
+        (b'a = "open', "is not valid TOML: at the end of the file: unterminated string"),
+    ],
+    ids=["directory", "not-utf8", "end-of-file"],
+)
+def test_a_file_that_cannot_be_read_says_what_is_wrong(tmp_path, content, problem):
+    path = tmp_path / "it.toml"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    with pytest.raises(ConfigError) as caught:
+        config.load(str(path), {"HOME": str(tmp_path)}, tmp_path)
+    assert str(caught.value).startswith(f"the configuration file {path} (named by --config) ")
+    assert problem in str(caught.value)
+    assert "configuration key" not in str(caught.value)
+
+
+def test_a_file_found_in_the_working_directory_is_said_to_be_found_there(tmp_path):
+    (tmp_path / "phpbotscout.toml").write_text("[index\n")
+    with pytest.raises(ConfigError, match=r"\(found in the current directory\) is not valid TOML"):
+        config.load(None, {"HOME": str(tmp_path)}, tmp_path)
+
+
 def test_no_sources_at_all_is_a_configuration_error(tmp_path):
     with pytest.raises(ConfigError, match="at least one source"):
         _load(tmp_path, "")
