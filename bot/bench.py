@@ -24,6 +24,7 @@ from bot import config as config_module
 from bot.engine import Engine
 from bot.errors import UsageError
 from bot.index import catalog
+from bot.index.embedder import packaged_embedder
 from bot.index.retriever import PASSAGES, Result
 
 BANDS = ("docs", "code", "paraphrase", "unanswerable")
@@ -135,7 +136,9 @@ async def run(questions_path: Path, repos: Path, mode: str = "bm25") -> dict[str
             env={},
             base=Path(tmp),
         )
-        async with await Engine.open(config) as engine:
+        # Made here, not by the engine, so that a missing model is blamed on --retrieval.
+        embedder = packaged_embedder(option="--retrieval") if mode == "hybrid" else None
+        async with await Engine.open(config, embedder=embedder) as engine:
             started = time.perf_counter()
             report = await engine.refresh()
             build_seconds = time.perf_counter() - started

@@ -24,3 +24,19 @@ Feature: Measuring retrieval with the benchmark
     And the docs band has hit@8 of 0.5
     And question "q2" is a miss
     And question "q3" has a top score
+
+  Scenario: Hybrid retrieval without the embedding model names the option that chose it
+    Given the embedding model is not installed
+    And a git repository "widgets" holding "README.md":
+      """
+      # Widgets
+      """
+    And a questions file:
+      """
+      {"id": "q1", "band": "unanswerable", "question": "who wrote widgets?", "expected": [], "note": ""}
+      """
+    When I run `python -m bot.cli bench questions.jsonl --repos estate --retrieval hybrid`
+    Then the exit code is 2
+    And the error says "--retrieval hybrid"
+    And the error says "pip install 'phpbotscout[embed]'"
+    And the error does not say "retrieval.mode"

