@@ -421,8 +421,12 @@ def _anthropic_base_url(env: Mapping[str, str]) -> str | None:
 
 def data_dir(env: Mapping[str, str]) -> Path:
     """Return the per-user data directory (``$XDG_DATA_HOME/phpbotscout``)."""
-    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local/share")
-    return Path(base).expanduser() / "phpbotscout"
+    xdg = Path(env.get("XDG_DATA_HOME") or "").expanduser()
+    # The XDG Base Directory spec: a relative value is invalid and ignored. Used as it is, it
+    # would put the index under whatever directory a command happened to be run from.
+    if xdg.is_absolute():
+        return xdg / "phpbotscout"
+    return Path(env.get("HOME", "~")).expanduser() / ".local/share/phpbotscout"
 
 
 def project_root() -> Path:

@@ -26,3 +26,11 @@ Feature: The embedded default corpus
     When that copy builds its index again
     Then the exit code is 0
     And source "phpbotscout" was "unchanged"
+
+  Scenario: A relative XDG_DATA_HOME is ignored, as the XDG Base Directory specification says
+    Given no configuration file
+    And XDG_DATA_HOME is the relative path "rel"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 0
+    And nothing called "rel" was made where the command ran
+    And the index lives in "~/.local/share/phpbotscout"

@@ -4,6 +4,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.config import project_root
@@ -18,6 +19,22 @@ DOCUMENTATION = {"doc", "readme", "changelog"}
 @given("no configuration file")
 def no_configuration(world: World) -> None:
     assert not (world.root / "phpbotscout.toml").exists()
+
+
+@given(parsers.parse('XDG_DATA_HOME is the relative path "{path}"'))
+def relative_xdg_data_home(monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", path)
+
+
+@then(parsers.parse('nothing called "{name}" was made where the command ran'))
+def nothing_made(world: World, name: str) -> None:
+    assert Path.cwd() == world.root
+    assert not (world.root / name).exists()
+
+
+@then(parsers.parse('the index lives in "~/{directory}"'))
+def index_lives_in(home: Path, directory: str) -> None:
+    assert (home / directory / "default.sqlite").is_file()
 
 
 @given("a copy of phpbotscout's files without its git history", target_fixture="copy")

@@ -204,6 +204,19 @@ def test_without_a_file_the_checkout_indexes_itself(tmp_path):
     assert loaded.answer_provider == "none"
 
 
+@pytest.mark.parametrize("xdg", ["rel", "./rel", "rel/data"])
+def test_a_relative_xdg_data_home_is_ignored(tmp_path, xdg):
+    loaded = config.load(None, {"HOME": str(tmp_path), "XDG_DATA_HOME": xdg}, tmp_path)
+    assert loaded.index_path == tmp_path / ".local/share/phpbotscout/default.sqlite"
+    assert loaded.clones_dir == tmp_path / ".local/share/phpbotscout/clones"
+
+
+def test_an_absolute_xdg_data_home_is_used(tmp_path):
+    env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    loaded = config.load(None, env, tmp_path)
+    assert loaded.index_path == tmp_path / "data/phpbotscout/default.sqlite"
+
+
 def test_a_key_in_the_environment_selects_anthropic(tmp_path):
     loaded = config.load(None, {"HOME": str(tmp_path), "ANTHROPIC_API_KEY": "k"}, tmp_path)
     assert loaded.answer_provider == "anthropic"
