@@ -197,7 +197,12 @@ def _url(*schemes: str) -> Callable[[str, object], str]:
         allowed = "an absolute URL with scheme " + " or ".join(schemes)
         if not isinstance(value, str):
             raise _fail(key, value, allowed)
-        parts = urlsplit(value.strip())
+        try:
+            parts = urlsplit(value.strip())
+            # Reading the port checks it: the HTTP client would otherwise fail on it later.
+            _ = parts.port
+        except ValueError as exc:  # an unclosed IPv6 bracket, a port out of range or not digits
+            raise _fail(key, redact_urls(value), f"{allowed} ({exc})") from None
         if parts.scheme not in schemes or not parts.hostname:
             # The message is printed: a password in the address must not be.
             raise _fail(key, redact_urls(value), allowed)
@@ -212,6 +217,16 @@ def _token_url(secret: str) -> Callable[[str, object], str]:
 
     def parse(key: str, value: object) -> str:
         url = check(key, value)
+        if "@" in urlsplit(url).netloc:
+            # The secret goes in a header of its own, which the HTTP clients do not combine with
+            # an address's user and password (Discord's refuses, Anthropic's cannot connect):
+            # refused here, not at the first request.
+            raise ConfigError(
+                key,
+                redact_urls(url),
+                f"an address without a user name or password: {secret} is sent to it in a "
+                "header of its own; remove the 'user:password@' part",
+            )
         if not plain_text_allowed(url):
             raise _sent_in_plain_text(key, url, secret)
         return url

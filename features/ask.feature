@@ -105,12 +105,14 @@ Feature: Asking a question
     And the error message says "Ask a narrower question"
     And the documentation-gap backlog is empty
 
-  Scenario: A password in the API's address is never shown or recorded
+  Scenario: A password in the API's address is refused, and never shown
     Given the API's address carries the password "PASSWORD"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
-    Then the exit code is 1
-    And the error message says "Could not reach http://***@127.0.0.1:"
-    And "PASSWORD" appears nowhere in the output or the index
+    Then the exit code is 2
+    And the error message says "'ANTHROPIC_BASE_URL' has value 'http://***@127.0.0.1:"
+    And the error message says "an address without a user name or password"
+    And "PASSWORD" appears nowhere in the output
+    And the model was not asked
 
   Scenario: The API key is never sent to an address in plain text
     Given the API's address is "http://proxy.example:8080"

@@ -46,3 +46,10 @@ Feature: Reading the configuration
     Then the exit code is 2
     And the error says "the configuration file mid.toml (named by --config) is not valid TOML: at line 5, column 8: invalid value"
     And the error says "correct it there"
+
+  Scenario: An address with an unclosed IPv6 bracket is a configuration error
+    Given the configuration sets "discord.api_url" to "http://[::1"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 2
+    And the error says "configuration key 'discord.api_url' has value 'http://[::1'"
+    And the error says "Invalid IPv6 URL"

@@ -33,3 +33,12 @@ Feature: Running the bot
     Then the exit code is 2
     And the error says "discord.api_url"
     And the error says "an https URL: DISCORD_TOKEN is sent to it"
+
+  Scenario: serve refuses a Discord address that carries a user name and password
+    Given the configuration's Discord address is "http://bot:hunter2@127.0.0.1:9/api/v10"
+    And a Discord bot token is set
+    When I run `python -m bot.cli serve`
+    Then the exit code is 2
+    And the error says "discord.api_url"
+    And the error says "remove the 'user:password@' part"
+    And the error does not say "hunter2"

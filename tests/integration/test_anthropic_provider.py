@@ -279,17 +279,13 @@ async def test_a_reply_that_is_not_a_message_is_a_provider_error(engine, fake_an
         await engine.ask(QUESTION)
 
 
-async def test_a_password_in_the_base_url_is_never_shown_or_recorded(tmp_path, fake_anthropic):
+def test_a_password_in_the_base_url_is_refused_before_anything_is_sent(tmp_path, fake_anthropic):
     estate = make_estate(tmp_path / "estate")
     with_password = fake_anthropic.url.replace("http://", "http://proxy:PASSWORD@")
-    config = answer_config(tmp_path, estate, "anthropic", env=anthropic_env(with_password))
-    async with await open_indexed(config) as engine:
-        # The SDK's HTTP client refuses an address with credentials in it before sending.
-        with pytest.raises(ProviderError, match="Could not reach") as caught:
-            await engine.ask(QUESTION)
-    message = str(caught.value)
-    assert "http://***@127.0.0.1:" in message and "PASSWORD" not in message
-    database = sqlite3.connect(tmp_path / "index.sqlite")
-    dump = "\n".join(database.iterdump())
-    database.close()
-    assert "PASSWORD" not in dump
+    # The SDK's HTTP client cannot send the key to such an address; it is refused up front.
+    with pytest.raises(
+        ConfigError, match=r"ANTHROPIC_BASE_URL.*http://\*\*\*@127\.0\.0\.1:"
+    ) as caught:
+        answer_config(tmp_path, estate, "anthropic", env=anthropic_env(with_password))
+    assert "PASSWORD" not in str(caught.value)
+    assert fake_anthropic.received == []

@@ -283,6 +283,43 @@ def test_an_address_a_secret_always_goes_to_is_https_unless_it_is_loopback(
         assert host in (loaded.anthropic_base_url or loaded.discord_api_url)
 
 
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://[::1", "Invalid IPv6 URL"),
+        ("https://u:SECRET@[::1/api", "Invalid IPv6 URL"),
+        ("https://gl.example:99999/api/v4", "Port out of range"),
+        ("https://u:SECRET@gl.example:port/api/v4", "Port could not be cast"),
+    ],
+)
+@pytest.mark.parametrize("key", ["gitlab.url.api", "index.feed.url", "discord.api_url"])
+def test_an_address_python_cannot_take_apart_is_a_configuration_error(tmp_path, key, url, reason):
+    table, _, leaf = key.rpartition(".")
+    with pytest.raises(ConfigError, match=rf"{key}.*scheme https or http \({reason}") as caught:
+        _load(tmp_path, f'[sources]\nlocal = ["."]\n[{table}]\n{leaf} = "{url}"\n')
+    assert "SECRET" not in str(caught.value)
+    env = {"HOME": str(tmp_path), "ANTHROPIC_BASE_URL": url}
+    with pytest.raises(ConfigError, match=rf"ANTHROPIC_BASE_URL.*\({reason}"):
+        config.load(None, env, tmp_path / "elsewhere")
+
+
+@pytest.mark.parametrize("userinfo", ["bot:SECRET@", "bot@", ":SECRET@"])
+def test_an_address_a_secret_is_sent_to_carries_no_user_or_password(tmp_path, userinfo):
+    text = f'[sources]\nlocal = ["."]\n[discord]\napi_url = "https://{userinfo}discord.example"\n'
+    with pytest.raises(ConfigError, match=r"discord\.api_url.*DISCORD_TOKEN.*'user:password@'"):
+        _load(tmp_path, text)
+    env = {"HOME": str(tmp_path), "ANTHROPIC_BASE_URL": f"http://{userinfo}127.0.0.1:8099"}
+    with pytest.raises(ConfigError, match=r"ANTHROPIC_BASE_URL.*ANTHROPIC_API_KEY") as caught:
+        config.load(None, env, tmp_path / "elsewhere")
+    assert "SECRET" not in str(caught.value)
+    assert "without a user name or password" in str(caught.value)
+
+
+def test_the_estate_feed_may_carry_its_own_credentials(tmp_path):
+    text = '[gitlab]\ngroup = "acme"\n[index.feed]\nurl = "https://reader:pw@feed.example/p.json"\n'
+    assert _load(tmp_path, text).feed_url == "https://reader:pw@feed.example/p.json"
+
+
 def test_an_ssh_key_needs_pinned_host_keys(tmp_path):
     with pytest.raises(ConfigError, match=r"index\.ssh\.known_hosts"):
         _load(tmp_path, '[sources]\nlocal = ["."]\n[index.ssh]\nkey = "id"\n')
