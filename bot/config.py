@@ -410,6 +410,13 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 def _secrets(env: Mapping[str, str]) -> Secrets:
     def get(name: str) -> Secret | None:
         value = env.get(name, "").strip()
+        if not _is_text(value):
+            raise ConfigError(
+                name,
+                "<hidden>",
+                "UTF-8 text, and it holds bytes that are not: copy the secret again, as text, "
+                "from where it was issued (and save an EnvironmentFile or .env file as UTF-8)",
+            )
         return Secret(value) if value else None
 
     return Secrets(
@@ -418,6 +425,16 @@ def _secrets(env: Mapping[str, str]) -> Secrets:
         anthropic_api_key=get("ANTHROPIC_API_KEY"),
         webhook_secret=get("PHPBOTSCOUT_WEBHOOK_SECRET"),
     )
+
+
+def _is_text(value: str) -> bool:
+    # Bytes of the environment that are not UTF-8 arrive as lone surrogates, which no header,
+    # HMAC or subprocess can take: serve would fail on them only once it starts using them.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _without_own_secrets(env: Mapping[str, str]) -> dict[str, str]:

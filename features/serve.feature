@@ -42,3 +42,13 @@ Feature: Running the bot
     And the error says "discord.api_url"
     And the error says "remove the 'user:password@' part"
     And the error does not say "hunter2"
+
+  Scenario: serve refuses a webhook secret that is not UTF-8 text
+    Given the configuration listens for the push webhook on "127.0.0.1:8088"
+    And the configuration's Discord address is "http://127.0.0.1:9/api/v10"
+    And a Discord bot token is set
+    And the webhook secret holds a byte that is not UTF-8
+    When I run `python -m bot.cli serve`
+    Then the exit code is 2
+    And the error says "PHPBOTSCOUT_WEBHOOK_SECRET"
+    And the error says "UTF-8 text, and it holds bytes that are not"

@@ -1,3 +1,5 @@
+import os
+
 from pytest_bdd import given, parsers, scenarios
 
 from features.conftest import World
@@ -21,3 +23,9 @@ def discord_address(world: World, url: str) -> None:
 @given("a Discord bot token is set")
 def token_set(monkeypatch) -> None:
     monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+
+
+@given("the webhook secret holds a byte that is not UTF-8")
+def webhook_secret_not_utf8(monkeypatch) -> None:
+    # The byte 0xff reaches Python's environment as the lone surrogate \udcff.
+    monkeypatch.setenv("PHPBOTSCOUT_WEBHOOK_SECRET", os.fsdecode(b"s3cr\xffet"))

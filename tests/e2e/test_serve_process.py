@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -139,4 +140,22 @@ def test_serve_in_hybrid_mode_without_a_model_exits_with_the_reason(
     code, err = exited(process, "exit after its configuration error", timeout=60)
     assert code == 2, err
     assert "retrieval.mode" in err and "phpbotscout[embed]" in err
+    assert discord.calls == []
+
+
+def test_a_webhook_secret_that_is_not_utf8_stops_serve_before_it_connects(
+    tmp_path, home, discord, fake_anthropic
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    with socket.socket() as probe:  # a free port: webhook.listen takes no port 0
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config.write_text(config.read_text() + f'[webhook]\nlisten = "127.0.0.1:{port}"\n')
+    # A str with a lone surrogate is passed to the process as the byte 0xff.
+    secret = os.fsdecode(b"s3cr\xffet")
+    process = start_serve(config, fake_anthropic, PHPBOTSCOUT_WEBHOOK_SECRET=secret)
+    code, err = exited(process, "exit after its configuration error", timeout=60)
+    assert code == 2, err
+    assert "PHPBOTSCOUT_WEBHOOK_SECRET" in err and "UTF-8 text" in err
+    assert "Traceback" not in err and "s3cr" not in err
     assert discord.calls == []

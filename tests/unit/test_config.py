@@ -1,3 +1,4 @@
+import os
 import tomllib
 from pathlib import Path
 
@@ -124,6 +125,15 @@ def test_the_site_check_interval_takes_a_duration_or_zero(tmp_path, value, secon
 def test_secrets_are_refused_in_the_file(tmp_path):
     with pytest.raises(ConfigError, match="set GITLAB_TOKEN"):
         _load(tmp_path, '[gitlab]\ntoken = "glpat-123"\n')
+
+
+@pytest.mark.parametrize("name", sorted(config.SECRET_ENV.values()))
+def test_a_secret_that_is_not_utf8_is_a_configuration_error(tmp_path, name):
+    env = {"HOME": str(tmp_path), name: os.fsdecode(b"s3cr\xffet")}  # as os.environ has it
+    with pytest.raises(ConfigError, match=rf"'{name}' has value '<hidden>': UTF-8 text") as caught:
+        _load(tmp_path, '[sources]\nlocal = ["."]\n', env)
+    assert "s3cr" not in str(caught.value)
+    assert caught.value.exit_code == 2
 
 
 def test_a_secret_never_shows_itself(tmp_path):
