@@ -9,6 +9,7 @@ that names the key. Secrets are read only from the environment and never printed
 from __future__ import annotations
 
 import base64
+import io
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -472,7 +473,12 @@ def environment(process_env: Mapping[str, str], cwd: Path) -> dict[str, str]:
     The real environment wins, so a deployment's settings are never shadowed by a stray file.
     """
     dotenv_path = cwd / ".env"
-    values = dotenv_values(dotenv_path) if dotenv_path.is_file() else {}
+    values: dict[str, str | None] = {}
+    if dotenv_path.is_file():
+        text = _read_text(
+            dotenv_path, "read from the current directory", ".env", "environment file"
+        )
+        values = dotenv_values(stream=io.StringIO(text))
     return {**{k: v for k, v in values.items() if v is not None}, **process_env}
 
 
@@ -507,30 +513,7 @@ def load(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Config:
     if found is None:
         return _build({}, origin="embedded default", base=cwd, env=env, embedded=True)
     path, named_by, where = found
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigFileError(
-            str(path), named_by, "does not exist", f"check the path given in {where}"
-        ) from None
-    except IsADirectoryError:
-        raise ConfigFileError(
-            str(path), named_by, "is a directory", f"give {where} the path of a TOML file"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigFileError(
-            str(path),
-            named_by,
-            f"is not UTF-8 text (the byte at offset {exc.start} is not UTF-8)",
-            "save it as UTF-8",
-        ) from None
-    except OSError as exc:
-        raise ConfigFileError(
-            str(path),
-            named_by,
-            f"cannot be read ({exc.strerror or exc})",
-            "make it readable by the user phpbotscout runs as",
-        ) from None
+    text = _read_text(path, named_by, where)
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -541,6 +524,29 @@ def load(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Config:
             "correct it there (phpbotscout.example.toml shows every key in its place)",
         ) from None
     return _build(raw, origin=str(path), base=path.resolve().parent, env=env, embedded=False)
+
+
+def _read_text(path: Path, named_by: str, where: str, what: str = "configuration file") -> str:
+    """The file's text, or a ``ConfigFileError`` saying why it cannot be had."""
+
+    def fail(problem: str, remedy: str) -> ConfigFileError:
+        return ConfigFileError(str(path), named_by, problem, remedy, what=what)
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise fail("does not exist", f"check the path given in {where}") from None
+    except IsADirectoryError:
+        raise fail("is a directory", f"give {where} the path of a TOML file") from None
+    except UnicodeDecodeError as exc:
+        raise fail(
+            f"is not UTF-8 text (the byte at offset {exc.start} is not UTF-8)", "save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise fail(
+            f"cannot be read ({exc.strerror or exc})",
+            "make it readable by the user phpbotscout runs as",
+        ) from None
 
 
 _TOML_WHERE = re.compile(

@@ -50,14 +50,22 @@ class ConfigError(UsageError):
 
 
 class ConfigFileError(ConfigError):
-    """The configuration file cannot be used at all: it is missing, unreadable or not TOML."""
+    """A configuration or ``.env`` file cannot be used at all: missing, unreadable, not TOML."""
 
-    def __init__(self, path: str, named_by: str, problem: str, remedy: str) -> None:
+    def __init__(
+        self,
+        path: str,
+        named_by: str,
+        problem: str,
+        remedy: str,
+        *,
+        what: str = "configuration file",
+    ) -> None:
         # No key is to blame, so the message names the file and where it was named instead.
         self.key = named_by
         self.value = path
         self.allowed = remedy
-        UsageError.__init__(self, f"the configuration file {path} ({named_by}) {problem}; {remedy}")
+        UsageError.__init__(self, f"the {what} {path} ({named_by}) {problem}; {remedy}")
 
 
 class OperationalError(PhpbotscoutError):

@@ -53,3 +53,11 @@ Feature: Reading the configuration
     Then the exit code is 2
     And the error says "configuration key 'discord.api_url' has value 'http://[::1'"
     And the error says "Invalid IPv6 URL"
+
+  Scenario: A .env file that is not UTF-8 says so, and what to do
+    Given a file ".env" saved as Latin-1 holding "GITLAB_TOKEN=glpat-café"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 2
+    And the error says "the environment file"
+    And the error says ".env (read from the current directory) is not UTF-8 text"
+    And the error says "save it as UTF-8"

@@ -26,3 +26,8 @@ def environment_variable(monkeypatch, name: str, value: str) -> None:
 @given(parsers.parse('a file "{name}" holding:'))
 def file_holding(world: World, name: str, docstring: str) -> None:
     (world.root / name).write_text(docstring + "\n")
+
+
+@given(parsers.parse('a file "{name}" saved as Latin-1 holding "{text}"'))
+def file_in_latin1(world: World, name: str, text: str) -> None:
+    (world.root / name).write_bytes(text.encode("latin-1") + b"\n")

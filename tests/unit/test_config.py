@@ -364,6 +364,17 @@ def test_a_dotenv_file_supplies_secrets_but_the_environment_wins(tmp_path):
     assert loaded.secrets.discord_token.reveal() == "from-env"
 
 
+def test_a_dotenv_file_that_is_not_utf8_is_named_with_what_to_do(tmp_path):
+    (tmp_path / ".env").write_bytes("GITLAB_TOKEN=glpat-café\n".encode("latin-1"))
+    with pytest.raises(ConfigError) as caught:
+        config.environment({"HOME": str(tmp_path)}, tmp_path)
+    assert str(caught.value) == (
+        f"the environment file {tmp_path / '.env'} (read from the current directory) is not "
+        "UTF-8 text (the byte at offset 22 is not UTF-8); save it as UTF-8"
+    )
+    assert caught.value.exit_code == 2
+
+
 def test_without_a_dotenv_file_the_environment_is_used_as_it_is(tmp_path):
     assert config.environment({"A": "1"}, tmp_path) == {"A": "1"}
 
