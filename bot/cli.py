@@ -7,6 +7,7 @@ line or configuration is wrong.
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import os
 import sys
@@ -140,7 +141,29 @@ async def cmd_index_build(engine: Engine, args: argparse.Namespace, out: Console
         _print_json(render.refresh_json(report))
     else:
         _print_build_summary(report, out)
+    await _warn_unmatched_intervals(engine)
     return 0 if report.ok else 1
+
+
+async def _warn_unmatched_intervals(engine: Engine) -> None:
+    """Say which ``sources.refresh_intervals`` entries apply to nothing (a typo, usually).
+
+    On standard error, so that ``--json`` output stays one parsable document.
+    """
+    unmatched = await engine.unmatched_intervals()
+    if not unmatched:
+        return
+    known = [s.name for s in await engine.sources()]
+    for name in unmatched:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        print(
+            render.terminal_safe(
+                f"warning: sources.refresh_intervals names '{name}', but no source is called "
+                f"that{hint}, so its interval applies to nothing. Correct the name or remove it."
+            ),
+            file=sys.stderr,
+        )
 
 
 def _print_build_summary(report: RefreshReport, out: Console) -> None:
@@ -179,6 +202,7 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
     states = await engine.sources()
     if args.json:
         _print_json(render.sources_json(states))
+        await _warn_unmatched_intervals(engine)
         return 0
     if not states:
         out.print("No sources known yet. Run 'python -m bot.cli index build' to discover them.")
@@ -189,6 +213,7 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
     for s in states:
         table.add_row(_shown(s.name), s.verdict, s.clause, _shown(s.detail))
     out.print(table)
+    await _warn_unmatched_intervals(engine)
     return 0
 
 

@@ -136,6 +136,16 @@ class Engine:
         """Every candidate source with its verdict and the clause that decided it."""
         return await catalog.sources(self.store)
 
+    async def unmatched_intervals(self) -> list[str]:
+        """Names in ``sources.refresh_intervals`` that no known source is called.
+
+        Sources are discovered at run time (a GitLab project may appear tomorrow), so a name
+        is checked against what the index knows, not refused when the file is read. Nothing
+        is reported while no source is known at all.
+        """
+        known = {s.name for s in await catalog.sources(self.store)}
+        return sorted(set(self.config.source_intervals) - known) if known else []
+
     async def status(self, at: datetime | None = None) -> list[SourceStatus]:
         """The freshness of every source answers come from, against its refresh interval.
 

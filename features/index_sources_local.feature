@@ -126,3 +126,10 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "never index this" --retrieval-only --json`
     Then a passage comes from "secrets"
 
+  Scenario: A refresh interval for a source that does not exist is named in a warning
+    Given the configuration sets the refresh interval of "widgest" to "1m"
+    And the index has been built
+    When I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And the error says "warning: sources.refresh_intervals names 'widgest', but no source is called that (did you mean 'widgets'?)"
+    And the error says "Correct the name or remove it."

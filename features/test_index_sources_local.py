@@ -84,3 +84,9 @@ def no_longer_excludes(world: World, name: str) -> None:
     text = path.read_text()
     assert f'"{name}"' in text, text
     path.write_text(text.replace(f'"{name}", ', "").replace(f'"{name}"', ""))
+
+
+@given(parsers.parse('the configuration sets the refresh interval of "{name}" to "{interval}"'))
+def refresh_interval_of(world: World, name: str, interval: str) -> None:
+    path = world.root / "phpbotscout.toml"
+    path.write_text(path.read_text() + f'\n[sources.refresh_intervals]\n"{name}" = "{interval}"\n')

@@ -237,3 +237,34 @@ def test_json_escapes_every_control_character_and_reads_back_unchanged(hostile, 
         assert first["path"] == f"docs/{HIDDEN}.md"
         assert first["heading"] == f"Tuning the frobnicator {HIDDEN}"
         assert CSI in first["text"]
+
+
+def test_a_refresh_interval_for_no_source_is_a_warning_naming_it(configured, capsys):
+    config = configured / "phpbotscout.toml"
+    config.write_text(
+        config.read_text()
+        + '[sources.refresh_intervals]\nwidgets = "1h"\nwidgest = "1m"\nzzz = "1d"\n'
+    )
+    code, out, err = run(capsys, "index", "build", "--json")
+    assert code == 0
+    assert json.loads(out)["sources"]  # stdout stays one JSON document
+    lines = err.splitlines()
+    assert lines == [
+        "warning: sources.refresh_intervals names 'widgest', but no source is called that "
+        "(did you mean 'widgets'?), so its interval applies to nothing. Correct the name or "
+        "remove it.",
+        "warning: sources.refresh_intervals names 'zzz', but no source is called that, so its "
+        "interval applies to nothing. Correct the name or remove it.",
+    ]
+    for argv in (("index", "sources"), ("index", "sources", "--json")):
+        code, _, again = run(capsys, *argv)
+        assert code == 0 and again == err
+    # index status and ask stay quiet about it: the two commands about sources say it.
+    assert run(capsys, "index", "status")[2] == ""
+
+
+def test_before_any_source_is_known_no_interval_is_called_unmatched(configured, capsys):
+    config = configured / "phpbotscout.toml"
+    config.write_text(config.read_text() + '[sources.refresh_intervals]\nwidgets = "1h"\n')
+    code, out, err = run(capsys, "index", "sources")
+    assert code == 0 and "No sources known yet" in out and err == ""
