@@ -259,15 +259,23 @@ def _group_path(key: str, value: object) -> str:
     return text
 
 
+def _digits(text: str) -> bool:
+    # str.isdigit() is also true of '²' and other digits int() refuses with a ValueError.
+    return text.isascii() and text.isdigit()
+
+
 def _guild_list(key: str, value: object) -> tuple[int, ...]:
-    allowed = "a list of Discord guild ids (integers, or strings of digits)"
+    allowed = "a list of Discord guild ids (positive integers, or strings of digits)"
     if not isinstance(value, list):
         raise _fail(key, value, allowed)
     guilds = []
     for item in value:
         if isinstance(item, bool) or not (
-            isinstance(item, int) or (isinstance(item, str) and item.isdigit())
+            isinstance(item, int) or (isinstance(item, str) and _digits(item))
         ):
+            raise _fail(key, value, allowed)
+        # A Discord id (a snowflake) is a positive 64-bit number; nothing else names a guild.
+        if not 0 < int(item) < 2**64:
             raise _fail(key, value, allowed)
         guilds.append(int(item))
     return tuple(guilds)
@@ -280,7 +288,7 @@ def _rate_limit(key: str, value: object) -> RateLimit:
     if not isinstance(value, str) or "/" not in value:
         raise _fail(key, value, allowed)
     count_text, _, per_text = value.partition("/")
-    if not count_text.strip().isdigit() or int(count_text) < 1:
+    if not _digits(count_text.strip()) or int(count_text) < 1:
         raise _fail(key, value, allowed)
     try:
         per = parse_duration(key, per_text)
@@ -294,7 +302,7 @@ def _listen(key: str, value: object) -> tuple[str, int]:
     if not isinstance(value, str) or ":" not in value:
         raise _fail(key, value, allowed)
     host, _, port = value.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not host or not _digits(port) or not 0 < int(port) < 65536:
         raise _fail(key, value, allowed)
     return host.strip("[]"), int(port)
 

@@ -61,3 +61,9 @@ Feature: Reading the configuration
     And the error says "the environment file"
     And the error says ".env (read from the current directory) is not UTF-8 text"
     And the error says "save it as UTF-8"
+
+  Scenario: A count written with digits other than 0 to 9 is a configuration error
+    Given the configuration sets "discord.rate_limit" to "²/60s"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 2
+    And the error says "configuration key 'discord.rate_limit' has value '²/60s'"

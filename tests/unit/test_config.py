@@ -62,6 +62,12 @@ def test_relative_paths_resolve_against_the_file(tmp_path):
         ('exclude = ["acme/ok", " "]\n', "sources.exclude", "a list of non-empty strings"),
         ('[answer]\ntimeout = "601s"\n', "answer.timeout", "at most 600 seconds"),
         ('[retrieval]\nmode = "vector"\n', "retrieval.mode", "one of 'bm25', 'hybrid'"),
+        ('[discord]\nrate_limit = "²/60s"\n', "discord.rate_limit", "COUNT/DURATION"),
+        ('[webhook]\nlisten = "127.0.0.1:8²"\n', "webhook.listen", "HOST:PORT"),
+        ('[discord]\nguilds = ["²"]\n', "discord.guilds", "guild ids"),
+        ("[discord]\nguilds = [-5]\n", "discord.guilds", "positive integers"),
+        ("[discord]\nguilds = [0]\n", "discord.guilds", "positive integers"),
+        (f'[discord]\nguilds = ["{2**64}"]\n', "discord.guilds", "positive integers"),
     ],
 )
 def test_bad_values_name_the_key_the_value_and_what_is_allowed(tmp_path, text, key, allowed):
@@ -390,8 +396,10 @@ def test_the_edges_of_what_is_allowed_are_allowed(tmp_path):
     text = (
         '[sources]\nlocal = ["."]\n[answer]\ntimeout = "600s"\n'
         '[webhook]\nlisten = "[::1]:65535"\n[discord]\nrate_limit = "1/1s"\n'
+        f'guilds = [1, "{2**64 - 1}"]\n'
     )
     loaded = _load(tmp_path, text, env)
+    assert loaded.discord_guilds == (1, 2**64 - 1)
     assert loaded.answer_timeout == 600.0
     assert loaded.webhook_listen == ("::1", 65535)
 
