@@ -128,6 +128,12 @@ Feature: Asking a question
     Then the exit code is 0
     And the backlog lists "Which colours can a widget be?" as "composer_declined"
 
+  Scenario: A --since time beyond the calendar in UTC is a usage error
+    When I run `python -m bot.cli gaps --since 9999-12-31T23:59-01:00 --json`
+    Then the exit code is 2
+    And the error kind is "usage"
+    And the error message says "give a time between 0001-01-02 and 9999-12-30"
+
   Scenario: Without a model the passages are the result
     Given answers are not composed
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -85,4 +85,13 @@ def parse_since(text: str) -> str:
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+    try:
+        in_utc = moment.astimezone(UTC)
+    except OverflowError:
+        # A time at the very edge of the calendar with an offset lands in year 0 or 10000
+        # in UTC, which no datetime can hold.
+        raise UsageError(
+            f"--since {text!r} falls outside the calendar once converted to UTC: "
+            "give a time between 0001-01-02 and 9999-12-30"
+        ) from None
+    return in_utc.replace(microsecond=0).isoformat()

@@ -268,3 +268,12 @@ def test_before_any_source_is_known_no_interval_is_called_unmatched(configured, 
     config.write_text(config.read_text() + '[sources.refresh_intervals]\nwidgets = "1h"\n')
     code, out, err = run(capsys, "index", "sources")
     assert code == 0 and "No sources known yet" in out and err == ""
+
+
+def test_gaps_since_at_the_calendar_edge_is_a_usage_error(configured, capsys):
+    code, out, err = run(capsys, "gaps", "--since", "9999-12-31T23:59-01:00", "--json")
+    assert code == 2
+    assert json.loads(out)["error"]["kind"] == "usage"
+    code, out, err = run(capsys, "gaps", "--since", "0001-01-01T00:00+01:00")
+    assert code == 2
+    assert err.startswith("error: --since") and "Traceback" not in err

@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.answer.backlog import group, parse_since, same_question
 from bot.errors import UsageError
@@ -38,3 +40,18 @@ def test_since_accepts_dates_and_times_in_utc():
     assert parse_since("2026-11-30T09:30+01:00") == "2026-11-30T08:30:00+00:00"
     with pytest.raises(UsageError, match="not a date"):
         parse_since("last tuesday")
+
+
+@pytest.mark.parametrize("edge", ["9999-12-31T23:59-01:00", "0001-01-01T00:00+01:00"])
+def test_since_at_the_calendar_edge_is_a_usage_error_not_an_overflow(edge):
+    with pytest.raises(UsageError, match="outside the calendar"):
+        parse_since(edge)
+
+
+@given(st.text() | st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()))
+def test_since_gives_a_time_or_a_usage_error_whatever_it_is_given(text):
+    try:
+        parsed = parse_since(text)
+    except UsageError:
+        return
+    assert parsed.endswith("+00:00")
