@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -29,9 +29,38 @@ from bot.errors import PhpbotscoutError
 from bot.refresh import RefreshReport, SourceOutcome
 
 
+class _ArgumentsError(Exception):
+    """A command-line mistake argparse found, held until ``main`` knows how to report it."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that leaves reporting its errors to ``main``.
+
+    argparse prints usage to stderr and exits, which breaks the promise that with ``--json``
+    every error is one JSON object on stdout. Subparsers are made of this class too.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        raise _ArgumentsError(self, message)
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    """Whether the command line asks for JSON, read before it has been parsed."""
+    options = list(argv)
+    if "--" in options:  # what follows is positional, however it looks
+        options = options[: options.index("--")]
+    # argparse takes any unambiguous prefix of an option, and only --json starts with --j.
+    return any(len(t) > 2 and t.startswith("--j") and "--json".startswith(t) for t in options)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line, with help text for every command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m bot.cli",
         description="Answer questions about your software from its own docs and code.",
     )
@@ -98,9 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number; give 1 or more"
+        ) from None
     if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
     return value
 
 
@@ -339,7 +373,16 @@ async def _run(args: argparse.Namespace, config: Config) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except _ArgumentsError as exc:
+        if not _wants_json(argv):
+            # Usage on stderr and exit 2, as argparse reports it.
+            argparse.ArgumentParser.error(exc.parser, exc.message)
+        hint = f"Run '{exc.parser.prog} --help' to see what it takes."
+        _print_json({"error": {"kind": "usage", "message": f"{exc.message}. {hint}"}})
+        return 2
     logging.basicConfig(
         # A service logs what it does; a one-shot command only what went wrong.
         level=logging.INFO if args.verbose or args.command == "serve" else logging.WARNING,

@@ -140,6 +140,12 @@ Feature: Asking a question
     Then the exit code is 0
     And the outcome is "passages"
 
+  Scenario: A mistake on the command line is reported as JSON when JSON was asked for
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json --limit 0`
+    Then the exit code is 2
+    And the error kind is "usage"
+    And the error message says "argument --limit: must be 1 or more, not 0"
+
   Scenario: The Anthropic provider without a key is a configuration error
     Given no Anthropic API key is set
     When I run `python -m bot.cli ask "What frobnication depth should I set?"`

@@ -277,3 +277,31 @@ def test_gaps_since_at_the_calendar_edge_is_a_usage_error(configured, capsys):
     code, out, err = run(capsys, "gaps", "--since", "0001-01-01T00:00+01:00")
     assert code == 2
     assert err.startswith("error: --since") and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["ask", "x", "--json", "--limit", "0"], "must be 1 or more, not 0"),
+        (["ask", "x", "--json", "--limit", "abc"], "'abc' is not a whole number"),
+        (["ask", "--json"], "required: question"),
+        (["index", "build", "--json", "--bogus"], "unrecognized arguments: --bogus"),
+        (["gaps", "--js", "--since"], "--since: expected one argument"),
+    ],
+)
+def test_command_line_mistakes_with_json_are_one_json_error(capsys, argv, says):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert err == ""
+    error = json.loads(out)["error"]
+    assert error["kind"] == "usage"
+    assert says in error["message"] and "--help" in error["message"]
+
+
+def test_command_line_mistakes_without_json_still_show_the_usage(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["ask", "x", "--limit", "0", "--", "--json"])
+    assert caught.value.code == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.startswith("usage: python -m bot.cli ask")
