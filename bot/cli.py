@@ -24,7 +24,7 @@ from bot import bench, event_loop, render
 from bot import config as config_module
 from bot.answer.backlog import parse_since
 from bot.config import RETRIEVAL_MODES, Config
-from bot.engine import Engine
+from bot.engine import Engine, checked_question
 from bot.errors import PhpbotscoutError
 from bot.refresh import RefreshReport, SourceOutcome
 
@@ -297,6 +297,8 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
 
 async def cmd_ask(engine: Engine, args: argparse.Namespace, out: Console) -> int:
     """Answer a question, or decline it (exit 0 either way)."""
+    # Before anything is built: a question that cannot be asked is refused as it is.
+    checked_question(args.question)
     await engine.ensure_ready()
     if args.retrieval_only:
         retrieval = await engine.retrieve(args.question, args.limit)

@@ -36,6 +36,25 @@ log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 4000
 
 
+def checked_question(question: str) -> str:
+    """``question`` without surrounding space, once it is fit to be asked.
+
+    Retrieving and answering both come through here, so ``ask --retrieval-only`` accepts
+    exactly the questions ``ask`` and ``/ask`` do.
+
+    Raises:
+        UsageError: the question is empty or too long.
+    """
+    text = question.strip()
+    if not text:
+        raise UsageError("The question is empty: ask something, in quotes.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise UsageError(
+            f"The question is {len(text)} characters long; keep it under {MAX_QUESTION_CHARS}."
+        )
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Retrieval:
     """A question, the query it became, and the passages selected for it."""
@@ -178,9 +197,14 @@ class Engine:
         )
 
     async def retrieve(self, question: str, limit: int = PASSAGES) -> Retrieval:
-        """Select the passages for ``question``, exactly as the composer receives them."""
-        results = await self.retriever.retrieve(question, limit)
-        return Retrieval(question, await self.retriever.query(question), tuple(results))
+        """Select the passages for ``question``, exactly as the composer receives them.
+
+        Raises:
+            UsageError: the question is empty or too long.
+        """
+        text = checked_question(question)
+        results = await self.retriever.retrieve(text, limit)
+        return Retrieval(text, await self.retriever.query(text), tuple(results))
 
     async def stale_sources(self, results: Sequence[Result]) -> list[str]:
         """Names of the sources behind ``results`` that are past their refresh interval."""
@@ -220,13 +244,7 @@ class Engine:
                 never as a decline).
         """
         started = time.perf_counter()
-        text = question.strip()
-        if not text:
-            raise UsageError("The question is empty: ask something, in quotes.")
-        if len(text) > MAX_QUESTION_CHARS:
-            raise UsageError(
-                f"The question is {len(text)} characters long; keep it under {MAX_QUESTION_CHARS}."
-            )
+        text = checked_question(question)
         composer = self.composer()
         provider = composer.provider if composer else self.config.answer_provider
         retrieval = await self.retrieve(text, limit)

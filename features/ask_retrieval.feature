@@ -108,6 +108,11 @@ Feature: Asking for the passages that answer a question
     And passage 1 is "The frobnicator" from "docs/guide/tuning.md"
     And passage 1 cites "https://widgets.example.org/guide/tuning/#the-frobnicator"
 
+  Scenario: An empty question is refused, as ask without --retrieval-only refuses it
+    When I run `python -m bot.cli ask "   " --retrieval-only --json`
+    Then the exit code is 2
+    And the JSON error is of kind "usage" and says "The question is empty"
+
   Scenario: Query syntax in a question is only words
     When I run `python -m bot.cli ask 'frobnication" OR col:depth AND (' --retrieval-only --json`
     Then the exit code is 0

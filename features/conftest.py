@@ -116,6 +116,12 @@ def error_does_not_say(world: World, text: str) -> None:
     assert text not in world.stderr, world.stderr
 
 
+@then(parsers.parse('the JSON error is of kind "{kind}" and says "{text}"'))
+def json_error(world: World, kind: str, text: str) -> None:
+    error = world.json()["error"]
+    assert error["kind"] == kind and text in error["message"], error
+
+
 @then(parsers.parse('no passage contains "{text}"'))
 def no_passage_contains(world: World, text: str) -> None:
     assert all(text not in r["text"] for r in world.json()["results"])

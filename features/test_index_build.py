@@ -44,12 +44,6 @@ def damage_search_page(world: World) -> None:
         f.write(b"\xa5" * page_size)
 
 
-@then(parsers.parse('the JSON error is of kind "{kind}" and says "{text}"'))
-def json_error(world: World, kind: str, text: str) -> None:
-    error = world.json()["error"]
-    assert error["kind"] == kind and text in error["message"], error
-
-
 @given("the index path holds another program's SQLite database")
 def foreign_database(world: World) -> None:
     with closing(sqlite3.connect(world.root / "index.sqlite")) as conn:

@@ -305,3 +305,30 @@ def test_command_line_mistakes_without_json_still_show_the_usage(capsys):
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err.startswith("usage: python -m bot.cli ask")
+
+
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [
+        ("", "The question is empty"),
+        (" \n ", "The question is empty"),
+        ("w" * 60_000, "under 4000"),
+    ],
+)
+@pytest.mark.parametrize("mode", [["--retrieval-only"], []])
+def test_ask_refuses_the_same_questions_with_or_without_retrieval_only(
+    configured, capsys, question, says, mode
+):
+    run(capsys, "index", "build")
+    code, out, _ = run(capsys, "ask", question, *mode, "--json")
+    assert code == 2
+    error = json.loads(out)["error"]
+    assert error["kind"] == "usage" and says in error["message"]
+    code, _, err = run(capsys, "ask", question, *mode)
+    assert code == 2 and says in err
+
+
+def test_retrieval_only_asks_the_question_without_its_surrounding_space(configured, capsys):
+    run(capsys, "index", "build")
+    _, out, _ = run(capsys, "ask", "  frobnication depth \n", "--retrieval-only", "--json")
+    assert json.loads(out)["question"] == "frobnication depth"
