@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from bot import config as config_module
-from bot.engine import Engine
+from bot.engine import MAX_QUESTION_CHARS, Engine
 from bot.errors import UsageError
+from bot.forge.candidates import Verdict
+from bot.forge.local import discover_local
 from bot.index import catalog
 from bot.index.embedder import packaged_embedder
 from bot.index.retriever import PASSAGES, Result
@@ -41,35 +43,101 @@ class Question:
     expected: tuple[dict[str, str], ...]
 
 
+SHAPE = 'each line is one JSON object with "id", "band", "question" and "expected"'
+
+
 def load_questions(path: Path) -> list[Question]:
-    """Read a questions file (JSON Lines); a malformed line is a usage error naming it."""
+    """Read a questions file (JSON Lines); a malformed line is a usage error naming it.
+
+    Raises:
+        UsageError: the file cannot be read, is not UTF-8, holds no question, or a line is
+            not a benchmark question (the message names the line and what is wrong with it).
+    """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        data = path.read_bytes()
     except OSError as exc:
         raise UsageError(f"Cannot read the questions file {path}: {exc}") from None
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")  # as some editors save UTF-8
+    except UnicodeDecodeError as exc:
+        number = data.count(b"\n", 0, exc.start) + 1
+        raise UsageError(
+            f"{path} line {number} is not UTF-8 text: save the questions file as UTF-8"
+        ) from None
     questions = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            question = Question(
-                id=str(record["id"]),
-                band=str(record["band"]),
-                question=str(record["question"]),
-                expected=tuple(dict(item) for item in record["expected"]),
-            )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UsageError(
-                f"{path} line {number} is not a benchmark question ({exc!r}); each line needs "
-                "id, band, question and expected"
-            ) from None
-        if question.band not in BANDS:
-            raise UsageError(
-                f"{path} line {number}: band {question.band!r} is not one of {', '.join(BANDS)}"
-            )
-        questions.append(question)
+    # Lines end at line feeds only: a JSON string may hold U+2028 and its like as they are,
+    # which str.splitlines would take for line ends.
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            questions.append(_question(line, f"{path} line {number}"))
+    if not questions:
+        raise UsageError(f"{path} holds no questions: {SHAPE}")
     return questions
+
+
+def _question(line: str, where: str) -> Question:
+    """One line of a questions file as a question, or a usage error saying what is wrong."""
+    try:
+        record = json.loads(line)
+    except RecursionError:
+        raise UsageError(f"{where} is nested too deeply to be a question; {SHAPE}") from None
+    except json.JSONDecodeError as exc:
+        # Its own line and column would count within this one line; the column is enough.
+        raise UsageError(f"{where} is not JSON ({exc.msg}, column {exc.colno}); {SHAPE}") from None
+    except ValueError as exc:  # valid JSON Python will not read, such as a 5,000-digit number
+        raise UsageError(f"{where} cannot be read ({exc}); {SHAPE}") from None
+    if not isinstance(record, dict):
+        raise UsageError(f"{where} is {_described(record)}, not an object; {SHAPE}")
+    missing = [key for key in ("id", "band", "question", "expected") if key not in record]
+    if missing:
+        raise UsageError(f"{where} has no {', '.join(missing)}; {SHAPE}")
+    qid, band, question, expected = (record[k] for k in ("id", "band", "question", "expected"))
+    # A number is an id as well as a string is; true or null is a mistake.
+    if isinstance(qid, bool) or not isinstance(qid, str | int) or not str(qid).strip():
+        raise UsageError(f'{where}: id is {_described(qid)}; give a name such as "q1"')
+    if band not in BANDS:
+        raise UsageError(f"{where}: band is {_described(band)}, not one of {', '.join(BANDS)}")
+    if not isinstance(question, str) or not question.strip():
+        raise UsageError(f"{where}: question is {_described(question)}; give the question's text")
+    if len(question.strip()) > MAX_QUESTION_CHARS:
+        raise UsageError(
+            f"{where}: question is {len(question.strip())} characters long; "
+            f"keep it under {MAX_QUESTION_CHARS}, as ask does"
+        )
+    items = _expected(expected, where)
+    if band != "unanswerable" and not items:
+        raise UsageError(
+            f"{where}: expected is empty, so a {band} question could never be found; name the "
+            'passages that answer it, or give it the band "unanswerable"'
+        )
+    return Question(id=str(qid), band=band, question=question, expected=items)
+
+
+def _expected(expected: object, where: str) -> tuple[dict[str, str], ...]:
+    what = (
+        'a list of passages, each {"repo", "path", "heading"} for a section or '
+        '{"repo", "path", "symbol"} for code'
+    )
+    if not isinstance(expected, list):
+        raise UsageError(f"{where}: expected is {_described(expected)}; give {what}")
+    for n, item in enumerate(expected, 1):
+        if (
+            not isinstance(item, dict)
+            or not all(isinstance(v, str) for v in item.values())
+            or not {"repo", "path"} <= item.keys()
+            or not item.keys() & {"heading", "symbol"}
+        ):
+            raise UsageError(f"{where}: expected passage {n} is {_described(item)}; give {what}")
+    return tuple(dict(item) for item in expected)
+
+
+def _described(value: object) -> str:
+    """A JSON value as a message names it: in the file's own notation, cut short if long."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except RecursionError:  # read back at a depth the encoder cannot write again
+        return "a deeply nested value"
+    return shown if len(shown) <= 80 else shown[:77] + "…"
 
 
 def matches(result: Result, item: dict[str, str]) -> bool:
@@ -116,6 +184,17 @@ def _label(result: Result) -> str:
 def _repositories_dir(repos: Path) -> Path:
     if not repos.is_dir():
         raise UsageError(f"--repos {repos} is not a directory of git repositories")
+    # Measured over nothing, every figure would be a zero that looks like a result.
+    candidates = discover_local([repos], ())
+    if not any(c.admitted for c in candidates):
+        why = "; ".join(
+            c.detail if c.verdict is Verdict.UNRESOLVED else f"{c.name} {c.detail}"
+            for c in candidates
+        )
+        raise UsageError(
+            f"--repos {repos} has nothing to index: {why}. Give the directory that holds the "
+            "benchmark's git repositories."
+        )
     return repos.resolve()
 
 

@@ -40,3 +40,26 @@ Feature: Measuring retrieval with the benchmark
     And the error says "--retrieval hybrid"
     And the error says "pip install 'phpbotscout[embed]'"
     And the error does not say "retrieval.mode"
+
+  Scenario: A question without its text is refused, naming the line
+    Given a git repository "widgets" holding "docs/guide.md":
+      """
+      # Guide
+      """
+    And a questions file:
+      """
+      {"id": "q1", "band": "unanswerable", "question": "who wrote widgets?", "expected": []}
+      {"id": "q2", "band": "docs", "question": null, "expected": [{"repo": "widgets", "path": "docs/guide.md", "heading": "Guide"}]}
+      """
+    When I run `python -m bot.cli bench questions.jsonl --repos estate --json`
+    Then the exit code is 2
+    And the JSON error is of kind "usage" and says "questions.jsonl line 2: question is null"
+
+  Scenario: A directory holding no repositories is refused, not measured as all zeros
+    Given a questions file:
+      """
+      {"id": "q1", "band": "unanswerable", "question": "who wrote widgets?", "expected": []}
+      """
+    When I run `python -m bot.cli bench questions.jsonl --repos estate --json`
+    Then the exit code is 2
+    And the JSON error is of kind "usage" and says "holds no git repositories"

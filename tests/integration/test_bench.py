@@ -1,0 +1,84 @@
+"""``bench`` refusing what it cannot measure: run in-process, on real files and repositories."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.gitrepo import git, make_repo
+
+GOOD = (
+    '{"id": "q1", "band": "docs", "question": "frobnication depth?", "expected": '
+    '[{"repo": "widgets", "path": "docs/guide.md", "heading": "Tuning"}]}\n'
+)
+
+
+@pytest.fixture
+def estate(home: Path, tmp_path: Path) -> Path:
+    make_repo(tmp_path / "estate" / "widgets", {"docs/guide.md": "# G\n\n## Tuning\n\nDepth.\n"})
+    return tmp_path / "estate"
+
+
+def bench(capsys: pytest.CaptureFixture[str], questions: Path, repos: Path) -> tuple[int, str]:
+    """Run bench with and without --json; return the exit code and the JSON error message."""
+    code = main(["bench", str(questions), "--repos", str(repos)])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    json_code = main(["bench", str(questions), "--repos", str(repos), "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert (json_code, error["kind"]) == (code, "usage")
+    return code, error["message"]
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (GOOD.encode() + b'{"id": "q\xff2"}\n', "questions.jsonl line 2 is not UTF-8 text"),
+        (b"[" * 200_000 + b"\n", "line 1 is nested too deeply"),
+        (GOOD.replace('"frobnication depth?"', "null").encode(), "line 1: question is null"),
+        (GOOD.replace('"frobnication depth?"', '"  "').encode(), 'line 1: question is "  "'),
+        (GOOD.replace('"q1"', "null").encode(), "line 1: id is null"),
+        (GOOD.replace('"docs"', '"prose"').encode(), 'band is "prose", not one of docs'),
+        (GOOD.replace('"band": "docs", ', "").encode(), "line 1 has no band"),
+        (b"\n" + GOOD.encode() + b"[1, 2]\n", "line 3 is [1, 2], not an object"),
+        (GOOD.encode() + b'{"id": "q2",\n', "line 2 is not JSON (Expecting"),
+        (GOOD.replace(', "heading": "Tuning"', "").encode(), "expected passage 1 is"),
+        (GOOD.replace('"expected": [', '"expected": "').replace("}]}", '}"}').encode(), "expected"),
+        (GOOD.split(', "expected"')[0].encode() + b', "expected": []}\n', "expected is empty"),
+        (GOOD.replace("frobnication depth?", "w" * 5000).encode(), "5000 characters long"),
+        (b"", "holds no questions"),
+        (b"\n  \n", "holds no questions"),
+    ],
+)
+def test_a_malformed_questions_file_is_a_usage_error_naming_the_line(
+    estate, tmp_path, capsys, content, says
+):
+    questions = tmp_path / "questions.jsonl"
+    questions.write_bytes(content)
+    code, message = bench(capsys, questions, estate)
+    assert code == 2
+    assert says in message, message
+
+
+def test_a_byte_order_mark_and_a_line_separator_in_a_string_are_read(estate, tmp_path, capsys):
+    questions = tmp_path / "questions.jsonl"
+    questions.write_bytes(b"\xef\xbb\xbf" + GOOD.replace("depth?", "depth\u2028?").encode())
+    assert main(["bench", str(questions), "--repos", str(estate), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bands"]["docs"]["n"] == 1
+
+
+def test_repos_holding_no_repository_is_a_usage_error(home, tmp_path, capsys):
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(GOOD)
+    nothing = tmp_path / "nothing"
+    nothing.mkdir()
+    code, message = bench(capsys, questions, nothing)
+    assert code == 2
+    assert "has nothing to index" in message and "holds no git repositories" in message
+    (nothing / "fresh").mkdir()
+    git(nothing / "fresh", "init", "-q")
+    code, message = bench(capsys, questions, nothing)
+    assert code == 2
+    assert "fresh has no commits yet" in message
