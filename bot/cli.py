@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import contextlib
+import errno
 import logging
 import os
 import sys
@@ -336,6 +338,18 @@ async def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Console(Console):
+    """The console commands print to; a reader that has gone is handled by ``main``.
+
+    rich's own handling exits with status 1, which says something broke; every command
+    ends the same quiet way whether it prints through rich or not.
+    """
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # nothing more is written to a reader that is not there
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
 def _print_json(data: Any) -> None:
     print(render.json_text(data))
 
@@ -370,11 +384,30 @@ async def _run(args: argparse.Namespace, config: Config) -> int:
         return await cmd_serve(config)
     name = args.command + (f" {args.index_command}" if args.command == "index" else "")
     async with await Engine.open(config) as engine:
-        return await HANDLERS[name](engine, args, Console(highlight=False))
+        return await HANDLERS[name](engine, args, _Console(highlight=False))
+
+
+# What a shell reports for a command killed by SIGPIPE (128 + 13): what `yes | head` gets.
+READER_GONE = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code."""
+    try:
+        code = _main(argv)
+        # Output to a pipe is buffered, so a reader that stopped early (`| head -n1`) is
+        # found here, where it can be handled, rather than when the interpreter exits.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Whoever reads the output has all they wanted: stop quietly, as `cat` and `git
+        # log` do. What is still buffered goes nowhere, so exiting does not fail again.
+        with contextlib.suppress(OSError, ValueError):  # stdout is not a file (captured)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return READER_GONE
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = build_parser().parse_args(argv)

@@ -113,6 +113,11 @@ Feature: Asking for the passages that answer a question
     Then the exit code is 2
     And the JSON error is of kind "usage" and says "The question is empty"
 
+  Scenario: A reader that stops early, such as head, ends the command quietly
+    When I pipe `python -m bot.cli ask "frobnication depth" --retrieval-only` into a reader that has gone
+    Then the exit code is 141
+    And nothing is said on standard error
+
   Scenario: Query syntax in a question is only words
     When I run `python -m bot.cli ask 'frobnication" OR col:depth AND (' --retrieval-only --json`
     Then the exit code is 0

@@ -14,6 +14,7 @@ from pytest_bdd import given, parsers, then, when
 
 from bot.cli import main
 from tests.gitrepo import commit, make_repo
+from tests.pipes import run_with_reader_gone
 
 
 @dataclass
@@ -94,6 +95,19 @@ def run(world: World, command: str, capsys: pytest.CaptureFixture[str]) -> None:
     world.code = main(argv[3:])
     captured = capsys.readouterr()
     world.stdout, world.stderr = captured.out, captured.err
+
+
+@when(parsers.parse("I pipe {command} into a reader that has gone"))
+def pipe_to_gone_reader(world: World, command: str) -> None:
+    argv = shlex.split(command.strip("`"))
+    assert argv[:3] == ["python", "-m", "bot.cli"], command
+    done = run_with_reader_gone(argv[3:], cwd=world.root)
+    world.code, world.stdout, world.stderr = done.returncode, "", done.stderr
+
+
+@then("nothing is said on standard error")
+def stderr_empty(world: World) -> None:
+    assert world.stderr == "", world.stderr
 
 
 @then(parsers.parse("the exit code is {code:d}"))
