@@ -285,6 +285,12 @@ def refresh_json(report: RefreshReport) -> dict[str, Any]:
             for o in report.outcomes
         ],
         "removed": list(report.removed),
+        # What the table lists under the outcomes: every source left out, and why.
+        "not_indexed": [
+            {"source": c.name, "verdict": c.verdict.value, "clause": c.clause, "detail": c.detail}
+            for c in report.candidates
+            if not c.admitted
+        ],
         "clones_deleted": list(report.clones_deleted),
         "errors": list(report.errors),
         "seconds": round(report.seconds, 3),

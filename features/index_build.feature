@@ -42,6 +42,17 @@ Feature: Building the index from local repositories
     When I run `python -m bot.cli index build --json`
     Then source "widgets" was "indexed"
 
+  Scenario: The JSON names the sources not indexed and why, as the table does
+    Given a git repository "gamma" holding "README.md":
+      """
+      # Gamma
+      """
+    And the configuration excludes "gamma"
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 0
+    And source "widgets" was "indexed"
+    And "gamma" is not indexed: "rejected" by "excluded"
+
   Scenario: Refreshing a source that does not exist is a usage error
     When I run `python -m bot.cli index build --source nope`
     Then the exit code is 2

@@ -56,3 +56,9 @@ def foreign_database(world: World) -> None:
 @then("the other program's database is unchanged")
 def foreign_unchanged(world: World) -> None:
     assert (world.root / "index.sqlite").read_bytes() == world.kept
+
+
+@then(parsers.parse('"{name}" is not indexed: "{verdict}" by "{clause}"'))
+def not_indexed(world: World, name: str, verdict: str, clause: str) -> None:
+    left_out = {s["source"]: (s["verdict"], s["clause"]) for s in world.json()["not_indexed"]}
+    assert left_out[name] == (verdict, clause)

@@ -332,3 +332,23 @@ def test_retrieval_only_asks_the_question_without_its_surrounding_space(configur
     run(capsys, "index", "build")
     _, out, _ = run(capsys, "ask", "  frobnication depth \n", "--retrieval-only", "--json")
     assert json.loads(out)["question"] == "frobnication depth"
+
+
+def test_build_json_lists_the_sources_not_indexed_as_the_table_does(configured, capsys):
+    make_repo(configured / "estate" / "gamma", {"README.md": "# Gamma\n\nGamma.\n"})
+    config = configured / "phpbotscout.toml"
+    config.write_text(config.read_text().replace("[sources]\n", '[sources]\nexclude = ["gamma"]\n'))
+    code, out, _ = run(capsys, "index", "build", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert {"sources", "removed", "clones_deleted", "errors", "seconds"} <= set(data)
+    assert data["not_indexed"] == [
+        {
+            "source": "gamma",
+            "verdict": "rejected",
+            "clause": "excluded",
+            "detail": "listed in sources.exclude",
+        }
+    ]
+    _, table, _ = run(capsys, "index", "build")
+    assert "not indexed: gamma — rejected (excluded): listed in sources.exclude" in table
