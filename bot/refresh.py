@@ -86,7 +86,8 @@ async def refresh(
             once the sources are written (new or changed text only; all after a model change).
 
     Raises:
-        UsageError: ``only`` names a source discovery did not find.
+        UsageError: ``only`` names a source discovery did not find, or one it rejected.
+        SourceError: ``only`` names a source whose verdict is unresolved.
         RateLimited: the forge rate-limited the run; what was written before is kept.
     """
     started = time.perf_counter()
@@ -125,6 +126,8 @@ async def refresh(
             leftover = Clones(config.clones_dir, {})
             deleted = [n for n in removed if await asyncio.to_thread(leftover.remove, n)]
 
+        # After the verdicts are recorded, so `index sources` shows the ones just decided.
+        _refuse_unindexable(only, candidates)
         due = await _due(config, store) if due_only else None
         outcomes = []
         scope = DOCUMENTATION_ONLY if config.embedded else Scope()
@@ -155,6 +158,34 @@ async def refresh(
         errors=errors,
         clones_deleted=tuple(deleted),
     )
+
+
+def _refuse_unindexable(only: Sequence[str], candidates: Sequence[Candidate]) -> None:
+    """Refuse a run asked to refresh a source that discovery did not admit.
+
+    Such a source would be passed over without a word, and a run that did nothing would look
+    like one that worked. A rejected source is a matter of the command or the configuration;
+    an unresolved one could not be checked, which is something broken.
+
+    Raises:
+        UsageError: a named source is rejected.
+        SourceError: a named source is unresolved.
+    """
+    named = [c for c in candidates if c.name in only and not c.admitted]
+    if not named:
+        return
+    said = "; ".join(
+        f"{c.name} {'is not indexed' if c.verdict is Verdict.REJECTED else 'cannot be refreshed'}"
+        f": {c.verdict.value} ({c.clause}): {c.detail}"
+        for c in named
+    )
+    message = (
+        f"{said}. Nothing was refreshed. "
+        "Run 'python -m bot.cli index sources' to see why each source is or is not indexed."
+    )
+    if any(c.verdict is Verdict.REJECTED for c in named):
+        raise UsageError(message)
+    raise SourceError(message)
 
 
 async def _compact(store: Store) -> None:

@@ -58,6 +58,16 @@ Feature: Building the index from local repositories
     Then the exit code is 2
     And the error says "No source called nope"
 
+  Scenario: Refreshing a source that is excluded says it is not indexed, and why
+    Given a git repository "gamma" holding "README.md":
+      """
+      # Gamma
+      """
+    And the configuration excludes "gamma"
+    When I run `python -m bot.cli index build --source gamma`
+    Then the exit code is 2
+    And the error says "gamma is not indexed: rejected (excluded): listed in sources.exclude"
+
   Scenario: An index made by another version is refused, and kept
     Given the index has been built
     And the index file lacks the column "text_key" of "chunks"

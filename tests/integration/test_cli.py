@@ -352,3 +352,37 @@ def test_build_json_lists_the_sources_not_indexed_as_the_table_does(configured, 
     ]
     _, table, _ = run(capsys, "index", "build")
     assert "not indexed: gamma — rejected (excluded): listed in sources.exclude" in table
+
+
+def test_build_of_a_named_source_that_is_excluded_says_so_and_refreshes_nothing(configured, capsys):
+    make_repo(configured / "estate" / "gamma", {"README.md": "# Gamma\n\nGamma.\n"})
+    config = configured / "phpbotscout.toml"
+    config.write_text(config.read_text().replace("[sources]\n", '[sources]\nexclude = ["gamma"]\n'))
+    code, out, _ = run(
+        capsys, "index", "build", "--source", "widgets", "--source", "gamma", "--json"
+    )
+    assert code == 2
+    error = json.loads(out)["error"]
+    assert error["kind"] == "usage"
+    assert (
+        "gamma is not indexed: rejected (excluded): listed in sources.exclude" in error["message"]
+    )
+    assert "python -m bot.cli index sources" in error["message"]
+    code, _, err = run(capsys, "index", "build", "--source", "gamma")
+    assert code == 2 and err.startswith("error: gamma is not indexed")
+    _, out, _ = run(capsys, "index", "status", "--json")
+    (widgets,) = json.loads(out)["sources"]  # named too, and not refreshed
+    assert (widgets["source"], widgets["indexed_at"], widgets["documents"]) == ("widgets", None, 0)
+
+
+def test_build_of_a_named_source_that_is_unresolved_says_so(home, tmp_path, capsys):
+    make_repo(tmp_path / "solo", {"README.md": "# Solo\n\nSprockets spin.\n"})
+    config = tmp_path / "phpbotscout.toml"
+    config.write_text(f'[sources]\nlocal = ["{tmp_path / "solo"}"]\n[index]\npath = "i.sqlite"\n')
+    assert run(capsys, "index", "build")[0] == 0
+    (tmp_path / "solo").rename(tmp_path / "moved")
+    code, out, _ = run(capsys, "index", "build", "--source", "solo", "--json")
+    assert code == 1
+    error = json.loads(out)["error"]
+    assert error["kind"] == "source"
+    assert error["message"].startswith("solo cannot be refreshed: unresolved (missing): ")
