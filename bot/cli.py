@@ -291,8 +291,8 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
     t = data["totals"]
     out.print(
         f"{t['sources']} sources, {t['documents']} documents, {t['chunks']} chunks; "
-        f"{t['stale']} stale, {t['failing']} failing, {t['release_errors']} with a release "
-        "lookup error"
+        f"{t['stale']} stale, {t['failing']} failing, {t['unresolved']} unresolved, "
+        f"{t['release_errors']} with a release lookup error"
     )
     return 0
 

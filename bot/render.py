@@ -252,6 +252,10 @@ def status_json(statuses: Sequence[SourceStatus]) -> dict[str, Any]:
             "release_error": s.state.release_error,
             "documents": s.state.documents,
             "chunks": s.state.chunks,
+            # An unresolved source answers from its last index, however old; say so and why.
+            "verdict": s.state.verdict,
+            "clause": s.state.clause,
+            "detail": s.state.detail,
         }
         for s in statuses
     ]
@@ -264,6 +268,7 @@ def status_json(statuses: Sequence[SourceStatus]) -> dict[str, Any]:
             "stale": sum(1 for r in rows if r["stale"]),
             "failing": sum(1 for r in rows if r["last_error"]),
             "release_errors": sum(1 for r in rows if r["release_error"]),
+            "unresolved": sum(1 for r in rows if r["verdict"] == "unresolved"),
         },
     }
 
@@ -306,8 +311,16 @@ def when_text(stamp: str | None) -> str:
 
 
 def problems_text(state: SourceState) -> str:
-    """The last refresh error and a failed release lookup, for the status table."""
-    parts = [state.last_error or ""]
+    """What is wrong with a source, for the status table's error column.
+
+    An unresolved verdict, the last refresh error and a failed release lookup.
+    """
+    parts = [
+        f"unresolved ({state.clause}): {state.detail}; answers come from its last index"
+        if state.verdict == "unresolved"
+        else "",
+        state.last_error or "",
+    ]
     if state.release_error:
         parts.append(f"release: {state.release_error} (code kept at the last release)")
     return "; ".join(p for p in parts if p)

@@ -71,6 +71,16 @@ Feature: Explaining which local repositories are indexed
     Then the exit code is 0
     And a passage comes from "widgets"
 
+  Scenario: A listed repository that is no longer there keeps its index, and the status says so
+    Given the configuration also lists "estate/widgets"
+    And the index has been built
+    And the repository "widgets" is deleted from the estate
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index status --json`
+    Then the status lists "widgets" as "unresolved" by clause "missing"
+    When I run `python -m bot.cli index status`
+    Then the output says "1 unresolved"
+
   Scenario: A repository reached through several configured paths is indexed once
     Given the configuration also lists "estate/../estate/widgets/"
     When I run `python -m bot.cli index build`

@@ -26,6 +26,13 @@ def status_fresh(world: World, name: str) -> None:
     assert rows[name]["documents"] == 1
 
 
+@then(parsers.parse('the status lists "{name}" as "{verdict}" by clause "{clause}"'))
+def status_verdict(world: World, name: str, verdict: str, clause: str) -> None:
+    rows = {row["source"]: row for row in world.json()["sources"]}
+    assert (rows[name]["verdict"], rows[name]["clause"]) == (verdict, clause)
+    assert rows[name]["documents"] == 1  # still answered from
+
+
 @given(parsers.parse('the repository "{name}" is deleted from the estate'))
 def repository_deleted(world: World, name: str) -> None:
     shutil.rmtree(world.estate / name)

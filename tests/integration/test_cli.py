@@ -386,3 +386,21 @@ def test_build_of_a_named_source_that_is_unresolved_says_so(home, tmp_path, caps
     error = json.loads(out)["error"]
     assert error["kind"] == "source"
     assert error["message"].startswith("solo cannot be refreshed: unresolved (missing): ")
+
+
+def test_status_shows_a_source_answered_from_its_last_index_as_unresolved(home, tmp_path, capsys):
+    make_repo(tmp_path / "solo", {"README.md": "# Solo\n\nSprockets spin.\n"})
+    config = tmp_path / "phpbotscout.toml"
+    config.write_text(f'[sources]\nlocal = ["{tmp_path / "solo"}"]\n[index]\npath = "i.sqlite"\n')
+    run(capsys, "index", "build")
+    (tmp_path / "solo").rename(tmp_path / "moved")
+    run(capsys, "index", "build")
+    _, out, _ = run(capsys, "index", "status", "--json")
+    status = json.loads(out)
+    (row,) = status["sources"]
+    assert (row["verdict"], row["clause"]) == ("unresolved", "missing")
+    assert row["detail"] == f"{tmp_path / 'solo'} does not exist"
+    assert row["documents"] == 1
+    assert status["totals"]["unresolved"] == 1
+    _, out, _ = run(capsys, "index", "status")
+    assert "1 unresolved" in out
