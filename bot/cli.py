@@ -27,7 +27,7 @@ from bot import config as config_module
 from bot.answer.backlog import parse_since
 from bot.config import RETRIEVAL_MODES, Config
 from bot.engine import Engine, checked_question
-from bot.errors import PhpbotscoutError
+from bot.errors import EmptyIndexError, PhpbotscoutError
 from bot.refresh import RefreshReport, SourceOutcome
 
 
@@ -383,8 +383,39 @@ async def _run(args: argparse.Namespace, config: Config) -> int:
     if args.command == "serve":
         return await cmd_serve(config)
     name = args.command + (f" {args.index_command}" if args.command == "index" else "")
+    # Opening the index creates it. A command that only reads must not: at a mistyped
+    # index.path that would leave an empty index behind and hide the typo. The embedded
+    # default is the exception, as it builds its own index on first use.
+    if name in READS_ONLY and not config.embedded and not config.index_path.exists():
+        return _without_index(name, args, config)
     async with await Engine.open(config) as engine:
         return await HANDLERS[name](engine, args, _Console(highlight=False))
+
+
+READS_ONLY = frozenset({"index sources", "index status", "ask", "gaps"})
+
+
+def _without_index(name: str, args: argparse.Namespace, config: Config) -> int:
+    """A read-only command where no index file exists: what it would say before a build."""
+    missing = (
+        f"No index exists at {config.index_path} yet. Build it with "
+        f"'python -m bot.cli index build', or check index.path in {config.origin} if it "
+        "should be there already."
+    )
+    if name == "ask":
+        checked_question(args.question)  # a question that cannot be asked is refused first
+        raise EmptyIndexError(missing)
+    since = parse_since(args.since) if name == "gaps" and args.since else None
+    if args.json:
+        empty: dict[str, Any] = {
+            "index sources": render.sources_json([]),
+            "index status": render.status_json([]),
+            "gaps": render.gaps_json([], since),
+        }
+        _print_json(empty[name])
+    else:
+        print(render.terminal_safe(missing))  # not wrapped by rich: the path stays whole
+    return 0
 
 
 # What a shell reports for a command killed by SIGPIPE (128 + 13): what `yes | head` gets.

@@ -68,6 +68,18 @@ Feature: Building the index from local repositories
     Then the exit code is 2
     And the error says "gamma is not indexed: rejected (excluded): listed in sources.exclude"
 
+  Scenario: Commands that only read create no index at a mistyped path
+    Given the index has been built
+    And the configuration's index path is changed to "indx.sqlite"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 0
+    And the output says "No index exists at"
+    And the output says "indx.sqlite yet. Build it with 'python -m bot.cli index build'"
+    When I run `python -m bot.cli ask "frobnication depth" --retrieval-only --json`
+    Then the exit code is 1
+    And the JSON error is of kind "empty_index" and says "check index.path in"
+    And there is no file "indx.sqlite"
+
   Scenario: An index made by another version is refused, and kept
     Given the index has been built
     And the index file lacks the column "text_key" of "chunks"

@@ -62,3 +62,14 @@ def foreign_unchanged(world: World) -> None:
 def not_indexed(world: World, name: str, verdict: str, clause: str) -> None:
     left_out = {s["source"]: (s["verdict"], s["clause"]) for s in world.json()["not_indexed"]}
     assert left_out[name] == (verdict, clause)
+
+
+@given(parsers.parse('the configuration\'s index path is changed to "{path}"'))
+def index_path_changed(world: World, path: str) -> None:
+    config = world.root / "phpbotscout.toml"
+    config.write_text(config.read_text().replace('path = "index.sqlite"', f'path = "{path}"'))
+
+
+@then(parsers.parse('there is no file "{name}"'))
+def no_file(world: World, name: str) -> None:
+    assert not (world.root / name).exists()

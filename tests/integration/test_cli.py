@@ -404,3 +404,52 @@ def test_status_shows_a_source_answered_from_its_last_index_as_unresolved(home, 
     assert status["totals"]["unresolved"] == 1
     _, out, _ = run(capsys, "index", "status")
     assert "1 unresolved" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["index", "status"],
+        ["index", "sources", "--json"],
+        ["gaps"],
+        ["gaps", "--since", "2026-11-30", "--json"],
+        ["ask", "frobnication depth"],
+        ["ask", "frobnication depth", "--retrieval-only", "--json"],
+    ],
+    ids=" ".join,
+)
+def test_reading_commands_create_no_index_at_a_path_where_there_is_none(configured, capsys, argv):
+    config = configured / "phpbotscout.toml"
+    config.write_text(config.read_text().replace('"index.sqlite"', '"indx/index.sqlite"'))
+    before = sorted(configured.rglob("*"))
+    code, out, err = run(capsys, *argv)
+    assert sorted(configured.rglob("*")) == before  # not the file, nor its directory
+    said = json.loads(out)["error"]["message"] if "--json" in argv and code else out + err
+    if argv[0] == "ask":
+        assert code == 1
+    else:
+        assert code == 0
+    if "--json" not in argv or code:
+        assert f"No index exists at {configured / 'indx' / 'index.sqlite'} yet" in said
+        assert "python -m bot.cli index build" in said and str(config) in said
+
+
+def test_reading_commands_without_an_index_give_the_empty_json_they_give_before_a_build(
+    configured, capsys
+):
+    _, out, _ = run(capsys, "index", "status", "--json")
+    assert json.loads(out) == {
+        "sources": [],
+        "totals": {
+            "sources": 0,
+            "documents": 0,
+            "chunks": 0,
+            "stale": 0,
+            "failing": 0,
+            "unresolved": 0,
+            "release_errors": 0,
+        },
+    }
+    _, out, _ = run(capsys, "gaps", "--json")
+    assert json.loads(out) == {"since": None, "declines": 0, "groups": []}
+    assert not (configured / "index.sqlite").exists()
