@@ -7,8 +7,8 @@ line or configuration is wrong.
 from __future__ import annotations
 
 import argparse
-import difflib
 import contextlib
+import difflib
 import errno
 import logging
 import os
