@@ -124,7 +124,10 @@ class GitLabSources:
         }
         memory = Memory(remembered, seen, self.config.site_check_interval)
         policy = Policy(self.group, self.config.exclude, self.config.gitlab_siteless_subgroups)
-        self.discovery = await discover(self.forge, policy, self.feed_url, self._probe, memory)
+        expected = [s.name for s in known if s.verdict != Verdict.REJECTED.value]
+        self.discovery = await discover(
+            self.forge, policy, self.feed_url, self._probe, memory, expected
+        )
         if not self.discovery.complete:
             self.errors.append(
                 f"GitLab discovery failed: {self.discovery.error}. The previous verdicts, "
@@ -142,7 +145,23 @@ class GitLabSources:
         candidates = [fc.candidate for fc in self.discovery.candidates]
         listed = {c.name for c in candidates}
         for state in known:
-            if state.name not in listed:
+            if state.name in listed:
+                continue
+            reason = self.discovery.unconfirmed.get(state.name)
+            if reason is not None:
+                candidates.append(
+                    Candidate(
+                        state.name,
+                        "gitlab",
+                        state.location,
+                        Verdict.UNRESOLVED,
+                        "group",
+                        f"missing from the listing of {self.group}, and GitLab could not "
+                        f"confirm it is gone: {reason}",
+                        web_url=state.web_url,
+                    )
+                )
+            else:
                 candidates.append(
                     Candidate(
                         state.name,

@@ -58,6 +58,15 @@ Feature: Explaining which repositories are indexed
     Then the exit code is 0
     And the table explains "its Pages are off (pages_access_level is disabled)"
 
+  Scenario: A project deleted while the group is listed takes no other project with it
+    Given the index has been built
+    And GitLab lists 1 project a page
+    And "acme/handbook" is deleted once the first page has been read
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then the exit code is 0
+    And source "acme/go/config" is "admitted" by clause "siteless"
+
   Scenario: A site seen answering is not asked again while nothing changed
     Given the index has been built
     When the index is built again

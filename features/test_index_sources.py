@@ -94,6 +94,16 @@ def refuses_group_releases(forge: FakeGitLab, status: int) -> None:
     forge.group_releases = status
 
 
+@given(parsers.re(r"GitLab lists (?P<size>\d+) projects? a page"))
+def page_size(forge: FakeGitLab, size: str) -> None:
+    forge.page_size = int(size)
+
+
+@given(parsers.parse('"{path}" is deleted once the first page has been read'))
+def deleted_mid_listing(forge: FakeGitLab, path: str) -> None:
+    forge.after_page[1] = lambda: forge.projects.remove(forge.project(path))
+
+
 @given("the forge rate-limits every request")
 def rate_limited(forge: FakeGitLab) -> None:
     forge.rules.append(Rule(r"^/", status=429, headers={"Retry-After": "60"}))

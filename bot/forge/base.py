@@ -92,6 +92,14 @@ class Forge(Protocol):
         """
         ...
 
+    async def project(self, path: str) -> Project | Unknown | None:
+        """One project by full path, wherever it lives: ``None`` when the forge has no such one.
+
+        Raises:
+            RateLimited: the forge asked us to slow down.
+        """
+        ...
+
     async def read_file(self, project: Project, path: str, ref: str) -> bytes | Unknown | None:
         """The file at ``ref``: its bytes, ``None`` when absent, ``Unknown`` when unreadable.
 

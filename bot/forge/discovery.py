@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -31,7 +31,15 @@ from bot.errors import ForgeError, RateLimited
 from bot.forge.base import Forge, Project, SiteCheck, Unknown
 from bot.forge.candidates import Candidate
 from bot.forge.feed import parse_feed
-from bot.forge.predicate import PAGES_ON, Decision, Policy, SiteFacts, decide, screen
+from bot.forge.predicate import (
+    PAGES_ON,
+    Decision,
+    Policy,
+    SiteFacts,
+    decide,
+    same_path,
+    screen,
+)
 
 log = logging.getLogger(__name__)
 
@@ -103,11 +111,16 @@ class ForgeCandidate:
 
 @dataclass(frozen=True, slots=True)
 class Discovery:
-    """One discovery run: a candidate per listed project, or why the listing failed."""
+    """One discovery run: a candidate per listed project, or why the listing failed.
+
+    ``unconfirmed``: sources the listing left out whose absence GitLab could not confirm this
+    run, by name, with the reason.
+    """
 
     candidates: tuple[ForgeCandidate, ...]
     error: str | None = None
     feed_error: str | None = None  # why the feed could not be used; its verdicts are unresolved
+    unconfirmed: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -134,8 +147,15 @@ async def discover(
     feed_url: str,
     probe: RefProbe,
     memory: Memory,
+    expected: Collection[str] = (),
 ) -> Discovery:
     """List ``policy.group`` and decide every project's verdict.
+
+    The listing is paged by offset, so a project deleted or moved out while it is read shifts
+    a later one onto a page already read, and no page returns it. Each of ``expected`` (the
+    sources earlier runs admitted) that the listing leaves out is therefore asked for by its
+    path: one GitLab still has in the group is decided as if listed, one it no longer has is
+    left out (the caller rejects it), and one it cannot answer for is ``unconfirmed``.
 
     Args:
         forge: the forge to ask.
@@ -143,6 +163,7 @@ async def discover(
         feed_url: the estate feed's URL.
         probe: reads a project's branch head and tags from its repository.
         memory: the site configs and site answers earlier runs saw.
+        expected: sources that must be confirmed gone before the listing's silence counts.
 
     Raises:
         RateLimited: the forge rate-limited discovery; nothing was decided.
@@ -158,6 +179,27 @@ async def discover(
         return Discovery((), error=str(exc))
 
     gate = asyncio.Semaphore(FACT_CONCURRENCY)
+    unconfirmed: dict[str, str] = {}
+    missing = [n for n in expected if not any(same_path(n, p.path) for p in projects)]
+
+    async def confirm(name: str) -> Project | None:
+        async with gate:
+            found = await forge.project(name)
+        if isinstance(found, Unknown):
+            unconfirmed[name] = found.reason
+            return None
+        if found is None or not same_path(found.path, name):
+            return None  # gone, or renamed (then listed, or not, under its new path)
+        log.info("%s was missing from the listing of %s but is still there", name, policy.group)
+        return found
+
+    if missing:
+        try:
+            async with asyncio.TaskGroup() as confirming:
+                asked = [confirming.create_task(confirm(n)) for n in missing]
+        except* RateLimited as caught:
+            raise caught.exceptions[0] from None
+        projects = [*projects, *(p for t in asked if (p := t.result()) is not None)]
 
     async def one(project: Project) -> ForgeCandidate:
         early = screen(project, policy, feed)
@@ -174,6 +216,7 @@ async def discover(
         raise caught.exceptions[0] from None
     feed_error = feed.reason if isinstance(feed, Unknown) else None
     return Discovery(tuple(t.result() for t in tasks), feed_error=feed_error)
+    return Discovery(tuple(t.result() for t in tasks), unconfirmed=unconfirmed)
 
 
 async def _with_site(

@@ -163,7 +163,7 @@ class GitLabForge:
             try:
                 items = json.loads(answer.body)
                 projects.extend(_project(item) for item in items)
-            except (ValueError, TypeError, KeyError) as exc:
+            except _MALFORMED as exc:
                 raise ForgeError(
                     f"GitLab's project listing is not what it should be: {exc}"
                 ) from None
@@ -172,6 +172,26 @@ class GitLabForge:
                 return projects
             page = next_page
         raise ForgeError(f"the project listing of {group!r} did not end after {MAX_PAGES} pages")
+
+    async def project(self, path: str) -> Project | Unknown | None:
+        """``GET /projects/:id`` by full path: the project as it is now, ``None`` on a 404.
+
+        The group listing is paged by offset, so a project deleted while it is read shifts a
+        later one onto a page already read; asking for the project itself settles whether a
+        source the listing left out is really gone.
+        """
+        try:
+            answer = await self._get(f"/projects/{quote(path, safe='')}")
+        except _Unreachable as exc:
+            return Unknown(str(exc))
+        if answer.status == 404:
+            return None
+        if answer.status != 200:
+            return Unknown(f"asking GitLab for {path} answered {answer.describe()}")
+        try:
+            return _project(json.loads(answer.body))
+        except _MALFORMED as exc:
+            return Unknown(f"GitLab's answer for {path} is not a project: {exc!r}")
 
     async def read_file(self, project: Project, path: str, ref: str) -> bytes | Unknown | None:
         """One file at ``ref``: ``None`` when GitLab says it is not there."""
@@ -339,6 +359,10 @@ class GitLabForge:
             return Unknown(redact_urls(f"{url} did not answer in time"))
         except aiohttp.ClientError as exc:
             return Unknown(redact_urls(f"{url} could not be reached: {exc}"))
+
+
+# What reading a project out of GitLab's JSON raises when an item is not shaped as one.
+_MALFORMED = (ValueError, TypeError, KeyError)
 
 
 def _project(item: dict[str, Any]) -> Project:

@@ -1,8 +1,9 @@
 """A fake GitLab on loopback: the REST v4 endpoints discovery uses, and real git over HTTP.
 
 The API side serves group listings (subgroups, pagination with ``X-Next-Page``, shared
-projects), raw files read from the real repositories, the latest-release permalink (302 to the
-release, 404 for none), the group's release listing (newest first, paginated, by numeric id or
+projects, an estate that changes between pages), single projects by id or path, raw files
+read from the real repositories, the latest-release permalink (302 to the release, 404 for
+none), the group's release listing (newest first, paginated, by numeric id or
 path, optionally refused or without subgroups, as older GitLab), the estate feed and the docs
 sites. There is deliberately no Pages API: a client that asked it would get a 404 and show up
 in the request log. The git side runs the real
@@ -22,6 +23,7 @@ import os
 import re
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -149,6 +151,9 @@ class FakeGitLab:
         self.group_releases_by_path = True
         self.releases_include_subgroups = True
         self._namespace_ids: dict[str, int] = {}
+        # Called after the group listing serves the page numbered by its key: the estate can
+        # change while a client is between pages, as it does on a busy instance.
+        self.after_page: dict[int, Callable[[], None]] = {}
         self.rules: list[Rule] = []
         self.log: list[Logged] = []
         self._lock = threading.Lock()
@@ -206,6 +211,7 @@ class FakeGitLab:
         app = web.Application(middlewares=[self._middleware])
         r = app.router
         r.add_get("/api/v4/groups/{group}/projects", self._group_projects)
+        r.add_get("/api/v4/projects/{id}", self._project)
         r.add_get("/api/v4/projects/{id}/repository/files/{file_path}/raw", self._raw)
         r.add_get("/api/v4/projects/{id}/releases/permalink/latest", self._latest_release)
         r.add_get("/api/v4/projects/{id}/releases/{tag}", self._release)
@@ -269,10 +275,22 @@ class FakeGitLab:
             and (not p.shared or with_shared or not self.honour_with_shared)
         ]
         chunk, headers = self._paged(request, listed)
-        return web.json_response(
+        response = web.json_response(
             [p.json(self.url, self.namespace_id(p.namespace_path)) for p in chunk],
             headers=headers,
         )
+        hook = self.after_page.pop(int(request.query.get("page", "1")), None)
+        if hook is not None:
+            hook()
+        return response
+
+    async def _project(self, request: web.Request) -> web.Response:
+        """One project by numeric id or full path, shared or not, as ``GET /projects/:id``."""
+        wanted = unquote(request.match_info["id"])
+        for p in self.projects:
+            if (str(p.id) == wanted or p.path == wanted) and self._visible(p, request):
+                return web.json_response(p.json(self.url, self.namespace_id(p.namespace_path)))
+        return web.json_response({"message": "404 Project Not Found"}, status=404)
 
     def _paged(self, request: web.Request, listed: list[Any]) -> tuple[list[Any], dict[str, str]]:
         per_page = min(int(request.query.get("per_page", "20")), self.page_size)

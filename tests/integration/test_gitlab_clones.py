@@ -287,6 +287,41 @@ async def test_a_source_that_stops_qualifying_loses_clone_and_documents(tmp_path
     assert _clone(tmp_path, "acme/other").is_dir()
 
 
+async def test_a_project_deleted_mid_listing_keeps_the_others(tmp_path, fake):
+    for name in ("acme/a", "acme/b", "acme/c"):
+        upstream(fake, name, {"README.md": f"# {name}\n\nSprockets.\n"})
+    fake.feed = [p.path for p in fake.projects]
+    fake.page_size = 2
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        # acme/a is deleted once page 1 has been read: acme/c moves up onto page 1, and
+        # page 2 comes back empty, so no page of this listing holds acme/c.
+        fake.after_page[1] = lambda: fake.projects.remove(fake.project("acme/a"))
+        await engine.refresh()
+        states = {s.name: s for s in await engine.sources()}
+        assert (states["acme/c"].verdict, states["acme/c"].clause) == ("admitted", "site")
+        assert states["acme/c"].documents == 1
+        await engine.refresh()  # the next listing no longer has acme/a, and GitLab confirms it
+        states = {s.name: s for s in await engine.sources()}
+        assert (states["acme/a"].verdict, states["acme/a"].clause) == ("rejected", "group")
+    assert not _clone(tmp_path, "acme/a").exists()
+    assert _clone(tmp_path, "acme/c").is_dir()
+
+
+async def test_an_unlisted_source_that_cannot_be_confirmed_gone_is_kept(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        fake.projects.clear()
+        fake.rules = [Rule(r"^/api/v4/projects/acme(%2F|/)widgets$", status=503)]
+        await engine.refresh()
+        (state,) = await engine.sources()
+        assert (state.verdict, state.clause) == ("unresolved", "group")
+        assert "HTTP 503" in state.detail
+        assert state.documents > 0
+    assert _clone(tmp_path, "acme/widgets").is_dir()
+
+
 async def test_without_a_group_every_gitlab_source_leaves_with_its_clone(tmp_path, fake):
     _one(fake)
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
