@@ -10,15 +10,22 @@ A new clone is made beside the old one and swapped in only once complete, so a c
 ``kill -9`` part-way leaves either the old clone or nothing, never half of one. Leftovers of
 such a run are removed by ``prepare``.
 
+One process at a time works in the directory: ``prepare`` takes an exclusive lock on its
+``+lock`` file (``flock``, released by ``release`` or when the process ends, however it ends),
+waiting a while for another process (an index build, or serve refreshing) to finish first.
+Without it, the sweep of leftovers would delete the other process's clone in progress.
+
 Everything here is blocking (git subprocesses); the refresh runs it in threads, at most two at
 once.
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -50,6 +57,8 @@ _UNREACHABLE = (
 # "+" never appears in a clone's own directory name (quote() escapes it), so these can never
 # be mistaken for a source's clone.
 _TEMP_PREFIXES = ("+tmp-", "+old-")
+_LOCK_FILE = "+lock"
+LOCK_WAIT = 300.0  # seconds to wait for another process working in the same clones directory
 
 
 class ForgeUnreachable(ForgeError):
@@ -92,20 +101,70 @@ def _message(exc: git.exc.GitCommandError) -> str:
 class Clones:
     """The directory of clones, and the git operations on them."""
 
-    def __init__(self, root: Path, env: Mapping[str, str], *, timeout: float = 600.0) -> None:
+    def __init__(
+        self,
+        root: Path,
+        env: Mapping[str, str],
+        *,
+        timeout: float = 600.0,
+        lock_wait: float | None = None,
+    ) -> None:
         self.root = root
         self._env = dict(env)
         self._timeout = timeout
+        self._lock_wait = LOCK_WAIT if lock_wait is None else lock_wait
+        self._lock: int | None = None
 
     # -- layout ------------------------------------------------------------------------------
 
     def prepare(self) -> None:
-        """Create the directory (mode 0700) and remove what an interrupted run left."""
+        """Create the directory (mode 0700), take it for this process, and remove leftovers.
+
+        Raises:
+            ForgeError: another process kept the directory longer than ``lock_wait``.
+        """
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root, 0o700)  # mkdir's mode is masked by umask, and skipped if it exists
+        self._acquire()
         for entry in self.root.iterdir():
             if entry.name.startswith(_TEMP_PREFIXES):
                 shutil.rmtree(entry, ignore_errors=True)
+
+    def _acquire(self) -> None:
+        if self._lock is not None:
+            return
+        fd = os.open(self.root / _LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        deadline = time.monotonic() + self._lock_wait
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise ForgeError(
+                        f"The clones in {self.root} are in use by another process (an index "
+                        "build, or serve refreshing), which has not finished within "
+                        f"{self._lock_wait:.0f} s. Nothing was changed; run the command again "
+                        "when that has finished."
+                    ) from None
+                if not told:
+                    log.warning(
+                        "another process is refreshing the clones in %s; waiting for it",
+                        self.root,
+                    )
+                    told = True
+                time.sleep(0.2)
+                continue
+            self._lock = fd
+            return
+
+    def release(self) -> None:
+        """Let another process work in the directory (the end of the process does as well)."""
+        if self._lock is not None:
+            fd, self._lock = self._lock, None
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     def path_for(self, name: str) -> Path:
         """The clone directory of source ``name`` (its path, quoted into one component)."""
@@ -118,7 +177,7 @@ class Clones:
         return {
             unquote(p.name)
             for p in self.root.iterdir()
-            if p.is_dir() and not p.name.startswith(_TEMP_PREFIXES)
+            if p.is_dir() and not p.name.startswith((*_TEMP_PREFIXES, _LOCK_FILE))
         }
 
     def remove(self, name: str) -> bool:

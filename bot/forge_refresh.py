@@ -97,11 +97,18 @@ class GitLabSources:
             self.forge = await self._stack.enter_async_context(
                 GitLabForge(self.config.gitlab_api_url, self.config.secrets.gitlab_token)
             )
-        await asyncio.to_thread(self.clones.prepare)
+        try:
+            await asyncio.to_thread(self.clones.prepare)
+        except BaseException:
+            await self._stack.aclose()
+            raise
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        await self._stack.aclose()
+        try:
+            await self._stack.aclose()
+        finally:
+            self.clones.release()
 
     # -- discovery ---------------------------------------------------------------------------
 

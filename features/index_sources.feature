@@ -106,6 +106,14 @@ Feature: Explaining which repositories are indexed
     Then the exit code is 0
     And status of "acme/handbook" names its default branch "main"
 
+  Scenario: A build beside another process working on the clones leaves its work alone
+    Given the index has been built
+    And another process is refreshing the clones, with a clone in progress
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the error says "in use by another process"
+    And the other process's clone in progress is still there
+
   Scenario: A rate limit stops the build with a clear message
     Given the forge rate-limits every request
     When I run `python -m bot.cli index build`

@@ -5,7 +5,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.cli import main
 from features.conftest import World
-from tests.fakes.estate import release, site_config, upstream
+from tests.fakes.estate import another_process_holding, release, site_config, upstream
 from tests.fakes.gitlab import FakeGitLab, Rule
 
 scenarios("index_sources.feature")
@@ -102,6 +102,20 @@ def page_size(forge: FakeGitLab, size: str) -> None:
 @given(parsers.parse('"{path}" is deleted once the first page has been read'))
 def deleted_mid_listing(forge: FakeGitLab, path: str) -> None:
     forge.after_page[1] = lambda: forge.projects.remove(forge.project(path))
+
+
+@given("another process is refreshing the clones, with a clone in progress")
+def clones_held(world: World, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    root = world.root / "clones"
+    (root / "+tmp-theirs" / ".git").mkdir(parents=True)
+    monkeypatch.setattr("bot.clones.LOCK_WAIT", 0.0)  # no waiting for it to finish
+    with another_process_holding(root):
+        yield
+
+
+@then("the other process's clone in progress is still there")
+def clone_in_progress_kept(world: World) -> None:
+    assert (world.root / "clones" / "+tmp-theirs" / ".git").is_dir()
 
 
 @given("the forge rate-limits every request")

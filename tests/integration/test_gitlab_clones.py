@@ -6,10 +6,12 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from bot import config as config_module
 from bot.engine import Engine
 from bot.index import catalog
-from tests.fakes.estate import configure, push, release, upstream
+from tests.fakes.estate import another_process_holding, configure, push, release, upstream
 from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
 from tests.gitrepo import commit, git, make_repo
 from tests.integration.conftest import TOKEN
@@ -425,6 +427,26 @@ def test_clone_leftovers_of_an_interrupted_run_are_removed(tmp_path):
     os.chmod(root, 0o755)
     clones = Clones(root, {})
     clones.prepare()
-    assert sorted(p.name for p in root.iterdir()) == ["acme%2Fkeep"]
+    assert sorted(p.name for p in root.iterdir()) == ["+lock", "acme%2Fkeep"]
     assert clones.names() == {"acme/keep"}
     assert stat.S_IMODE(root.stat().st_mode) == 0o700
+
+
+def test_another_process_clone_in_progress_is_never_swept(tmp_path):
+    from bot.clones import Clones
+    from bot.errors import ForgeError
+
+    root = tmp_path / "clones"
+    root.mkdir()
+    (root / "+tmp-theirs" / ".git").mkdir(parents=True)
+    with another_process_holding(root):
+        with pytest.raises(ForgeError, match="in use by another process"):
+            Clones(root, {}, lock_wait=0).prepare()
+        assert (root / "+tmp-theirs" / ".git").is_dir()
+    clones = Clones(root, {}, lock_wait=0)
+    clones.prepare()  # the other process has finished: its leftovers are ours to remove
+    assert not (root / "+tmp-theirs").exists()
+    with pytest.raises(ForgeError, match="in use by another process"):
+        Clones(root, {}, lock_wait=0).prepare()  # and now this one holds the directory
+    clones.release()
+    Clones(root, {}, lock_wait=0).prepare()
