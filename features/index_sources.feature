@@ -114,6 +114,15 @@ Feature: Explaining which repositories are indexed
     And the error says "in use by another process"
     And the other process's clone in progress is still there
 
+  Scenario: A malformed project in GitLab's listing is one line that changes nothing
+    Given the index has been built
+    And GitLab lists the namespace of "acme/tools" as a plain string
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "'namespace' is a str, not an object"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "admitted" by clause "site"
+
   Scenario: A rate limit stops the build with a clear message
     Given the forge rate-limits every request
     When I run `python -m bot.cli index build`

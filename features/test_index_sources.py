@@ -118,6 +118,11 @@ def clone_in_progress_kept(world: World) -> None:
     assert (world.root / "clones" / "+tmp-theirs" / ".git").is_dir()
 
 
+@given(parsers.parse('GitLab lists the namespace of "{path}" as a plain string'))
+def malformed_namespace(forge: FakeGitLab, path: str) -> None:
+    forge.project(path).malformed = {"namespace": path.rpartition("/")[0]}
+
+
 @given("the forge rate-limits every request")
 def rate_limited(forge: FakeGitLab) -> None:
     forge.rules.append(Rule(r"^/", status=429, headers={"Retry-After": "60"}))

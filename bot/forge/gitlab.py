@@ -162,10 +162,16 @@ class GitLabForge:
                 raise ForgeError(f"listing the projects of {group!r} failed: {answer.describe()}")
             try:
                 items = json.loads(answer.body)
-                projects.extend(_project(item) for item in items)
+                if not isinstance(items, list):
+                    raise TypeError(f"page {page} is a {type(items).__name__}, not a list")
+                for index, item in enumerate(items):
+                    try:
+                        projects.append(_project(item))
+                    except _MALFORMED as exc:
+                        raise TypeError(f"item {index + 1} of page {page}: {exc}") from None
             except _MALFORMED as exc:
                 raise ForgeError(
-                    f"GitLab's project listing is not what it should be: {exc}"
+                    f"GitLab's project listing of {group!r} is not what it should be: {exc}"
                 ) from None
             next_page = _next_page(answer)
             if not next_page:
@@ -366,8 +372,13 @@ _MALFORMED = (ValueError, TypeError, KeyError)
 
 
 def _project(item: dict[str, Any]) -> Project:
+    """A project from GitLab's JSON; a field of the wrong shape raises TypeError naming it."""
+    if not isinstance(item, dict):
+        raise TypeError(f"a project is a {type(item).__name__}, not an object")
     path = str(item["path_with_namespace"])
     namespace = item.get("namespace") or {}
+    if not isinstance(namespace, dict):
+        raise TypeError(f"{path}: 'namespace' is a {type(namespace).__name__}, not an object")
     return Project(
         id=int(item["id"]),
         path=path,

@@ -54,6 +54,7 @@ class FakeProject:
     http_url: str | None = None  # overrides the clone URL the API reports
     ssh_url: str | None = None
     lists_web_url: bool = True  # False: the listing leaves ``web_url`` out
+    malformed: dict[str, Any] = field(default_factory=dict)  # fields served as given, broken
 
     @property
     def namespace_path(self) -> str:
@@ -61,20 +62,24 @@ class FakeProject:
 
     def json(self, base: str, namespace_id: int) -> dict[str, Any]:
         namespace = self.namespace_path
-        return {
-            "id": self.id,
-            "name": self.path.rpartition("/")[2],
-            "path": self.path.rpartition("/")[2],
-            "path_with_namespace": self.path,
-            "namespace": {"id": namespace_id, "full_path": namespace, "kind": "group"},
-            "visibility": self.visibility,
-            "archived": self.archived,
-            "empty_repo": self.empty_repo,
-            "default_branch": self.default_branch,
-            "http_url_to_repo": self.http_url or f"{base}/{self.path}.git",
-            "ssh_url_to_repo": self.ssh_url or f"git@127.0.0.1:{self.path}.git",
-            "pages_access_level": self.pages_access_level,
-        } | ({"web_url": f"{base}/{self.path}"} if self.lists_web_url else {})
+        return (
+            {
+                "id": self.id,
+                "name": self.path.rpartition("/")[2],
+                "path": self.path.rpartition("/")[2],
+                "path_with_namespace": self.path,
+                "namespace": {"id": namespace_id, "full_path": namespace, "kind": "group"},
+                "visibility": self.visibility,
+                "archived": self.archived,
+                "empty_repo": self.empty_repo,
+                "default_branch": self.default_branch,
+                "http_url_to_repo": self.http_url or f"{base}/{self.path}.git",
+                "ssh_url_to_repo": self.ssh_url or f"git@127.0.0.1:{self.path}.git",
+                "pages_access_level": self.pages_access_level,
+            }
+            | ({"web_url": f"{base}/{self.path}"} if self.lists_web_url else {})
+            | self.malformed
+        )
 
 
 @dataclass

@@ -123,6 +123,30 @@ async def test_pagination_follows_next_page_without_totals(tmp_path, fake):
     assert len(pages) == 4
 
 
+@pytest.mark.parametrize(
+    "broken",
+    [{"namespace": "acme"}, {"id": "seven"}, {"path_with_namespace": None, "namespace": [1]}],
+)
+async def test_a_malformed_listing_item_is_a_one_line_error_that_changes_nothing(
+    tmp_path, fake, broken
+):
+    upstream(fake, "acme/handbook", README)
+    upstream(fake, "acme/tools", README)
+    fake.feed = ["acme/handbook", "acme/tools"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = _verdicts(await engine.sources())
+        fake.project("acme/tools").malformed = broken
+        report = await engine.refresh()
+        assert len(report.errors) == 1
+        assert (
+            "project listing of 'acme' is not what it should be: item 2 of page 1"
+            in (report.errors[0])
+        )
+        assert "\n" not in report.errors[0]
+        assert _verdicts(await engine.sources()) == before
+
+
 async def test_a_shared_project_is_not_listed_when_the_server_honours_with_shared(tmp_path, fake):
     upstream(fake, "other/borrowed", README, shared=True, namespace="other")
     upstream(fake, "acme/own", README)
