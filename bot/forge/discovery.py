@@ -215,8 +215,9 @@ async def discover(
     except* RateLimited as caught:
         raise caught.exceptions[0] from None
     feed_error = feed.reason if isinstance(feed, Unknown) else None
-    return Discovery(tuple(t.result() for t in tasks), feed_error=feed_error)
-    return Discovery(tuple(t.result() for t in tasks), unconfirmed=unconfirmed)
+    return Discovery(
+        tuple(t.result() for t in tasks), feed_error=feed_error, unconfirmed=unconfirmed
+    )
 
 
 async def _with_site(
