@@ -24,6 +24,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import re
 import shutil
 import time
 import uuid
@@ -34,7 +35,7 @@ from urllib.parse import quote, unquote
 
 import git
 
-from bot.errors import ForgeError, SourceError
+from bot.errors import ForgeError, RateLimited, SourceError
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,9 @@ _UNREACHABLE = (
     "host key verification failed",
     "permission denied (publickey",
 )
+# git's words for an HTTP answer it would not use, and for a credential it was refused.
+_HTTP_STATUS = re.compile(r"returned error: (\d{3})")
+_NO_CREDENTIALS = ("could not read username", "could not read password", "authentication failed")
 # "+" never appears in a clone's own directory name (quote() escapes it), so these can never
 # be mistaken for a source's clone.
 _TEMP_PREFIXES = ("+tmp-", "+old-")
@@ -62,7 +66,7 @@ LOCK_WAIT = 300.0  # seconds to wait for another process working in the same clo
 
 
 class ForgeUnreachable(ForgeError):
-    """git could not reach the forge; the clone, if any, is kept as it was."""
+    """git could not reach the forge, or it refused; the clone, if any, is kept as it was."""
 
 
 class _CannotFastForward(Exception):
@@ -90,6 +94,35 @@ class CloneState:
 def _is_unreachable(exc: git.exc.GitCommandError) -> bool:
     text = f"{exc.stderr} {exc.stdout}".lower()
     return any(marker in text for marker in _UNREACHABLE)
+
+
+def _refused(exc: git.exc.GitCommandError) -> ForgeError | None:
+    """The forge's refusal or failure as an error that says what to do, if git reports one."""
+    text = f"{exc.stderr} {exc.stdout}".lower()
+    found = _HTTP_STATUS.search(text)
+    status = int(found.group(1)) if found else None
+    if status == 401 or any(marker in text for marker in _NO_CREDENTIALS):
+        return ForgeUnreachable(
+            "GitLab did not accept git's credentials for the repository (HTTP 401): "
+            "GITLAB_TOKEN is missing, wrong or expired. Set GITLAB_TOKEN, or renew the token."
+        )
+    if status == 403:
+        return ForgeUnreachable(
+            "GitLab forbade git to read the repository (HTTP 403): the token lacks the "
+            "read_repository scope, or the project forbids this token. Give GITLAB_TOKEN the "
+            "read_repository scope, or a token with access."
+        )
+    if status == 429:
+        return RateLimited(
+            "GitLab rate-limited git (HTTP 429). The run stopped; everything indexed before "
+            "the limit is kept. Run 'python -m bot.cli index build' again later."
+        )
+    if status is not None and status >= 500:
+        return ForgeUnreachable(
+            f"GitLab failed to serve the repository (HTTP {status}); the clone, if any, is "
+            "kept. Try again later."
+        )
+    return None
 
 
 def _message(exc: git.exc.GitCommandError) -> str:
@@ -211,6 +244,8 @@ class Clones:
                 "refs/tags/*",
             )  # fmt: skip
         except git.exc.GitCommandError as exc:
+            if (refused := _refused(exc)) is not None:
+                raise refused from None
             if _is_unreachable(exc):
                 raise ForgeUnreachable(f"cannot reach the repository: {_message(exc)}") from None
             raise SourceError(f"listing the repository's refs failed: {_message(exc)}") from None
@@ -283,6 +318,8 @@ class Clones:
         try:
             return self._update_repo(repo, url, branch, release, keep_tags=keep_tags)
         except git.exc.GitCommandError as exc:
+            if (refused := _refused(exc)) is not None:
+                raise refused from None
             if _is_unreachable(exc):
                 raise ForgeUnreachable(f"cannot reach the repository: {_message(exc)}") from None
             raise _CannotFastForward(f"git failed: {_message(exc)}") from None
@@ -375,6 +412,8 @@ class Clones:
                 repo.close()
         except git.exc.GitCommandError as exc:
             shutil.rmtree(temp, ignore_errors=True)
+            if (refused := _refused(exc)) is not None:
+                raise refused from None
             if _is_unreachable(exc):
                 raise ForgeUnreachable(f"cannot reach the repository: {_message(exc)}") from None
             raise SourceError(f"cloning failed: {_message(exc)}") from None

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from bot.clones import Clones, CloneState, RemoteRefs
 from bot.config import Config
 from bot.corpus.documents import CORPUS_VERSION
-from bot.errors import SourceError
+from bot.errors import RateLimited, SourceError
 from bot.forge.base import Forge, NoRelease, Project, Release, Unknown
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.discovery import (
@@ -137,8 +137,8 @@ class GitLabSources:
         )
         if not self.discovery.complete:
             self.errors.append(
-                f"GitLab discovery failed: {self.discovery.error}. The previous verdicts, "
-                "index and clones are kept."
+                f"GitLab discovery failed: {(self.discovery.error or '').rstrip('.')}. The "
+                "previous verdicts, index and clones are kept."
             )
             return []
         if self.discovery.feed_error is not None:
@@ -191,6 +191,8 @@ class GitLabSources:
         try:
             url = self.access.url_for(project)
             return await asyncio.to_thread(self.clones.ls_remote, url, project.branch)
+        except RateLimited:
+            raise
         except SourceError as exc:
             return Unknown(str(exc))
 
@@ -308,6 +310,8 @@ class GitLabSources:
                     keep_tags=error is not None,
                 )
             return _Fetched(fc, state, refs.head, tag, commit, error, clone)
+        except RateLimited:
+            raise
         except (SourceError, OSError) as exc:
             return _Outcome(name, "failed", seconds=time.perf_counter() - started, error=str(exc))
 

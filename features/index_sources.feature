@@ -129,6 +129,18 @@ Feature: Explaining which repositories are indexed
     Then the exit code is 1
     And the error says "rate-limited"
 
+  Scenario: A token GitLab does not accept says to set or renew GITLAB_TOKEN
+    Given GitLab answers the group listing with 401
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "GITLAB_TOKEN is missing, wrong or expired"
+
+  Scenario: A token that may not read the repositories names the scope it lacks
+    Given GitLab answers git with 403
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "lacks the read_repository scope"
+
   Scenario: A feed that lists nothing fails the build and takes nothing away
     Given the index has been built
     And the estate feed lists no project at all

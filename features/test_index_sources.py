@@ -128,6 +128,16 @@ def rate_limited(forge: FakeGitLab) -> None:
     forge.rules.append(Rule(r"^/", status=429, headers={"Retry-After": "60"}))
 
 
+@given(parsers.parse("GitLab answers the group listing with {status:d}"))
+def refuses_listing(forge: FakeGitLab, status: int) -> None:
+    forge.rules.append(Rule(r"/groups/[^/]+/projects$", status=status))
+
+
+@given(parsers.parse("GitLab answers git with {status:d}"))
+def refuses_git(forge: FakeGitLab, status: int) -> None:
+    forge.rules.append(Rule(r"\.git/", status=status))
+
+
 @then(parsers.parse('source "{name}" is "{verdict}" by clause "{clause}"'))
 def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
     rows = {row["source"]: row for row in world.json()}

@@ -159,7 +159,10 @@ class GitLabForge:
                     "Check gitlab.group, and GITLAB_TOKEN if the group is not public."
                 )
             if answer.status != 200:
-                raise ForgeError(f"listing the projects of {group!r} failed: {answer.describe()}")
+                raise ForgeError(
+                    f"listing the projects of {group!r} failed: {answer.describe()}"
+                    + _advice(answer.status, "read_api")
+                )
             try:
                 items = json.loads(answer.body)
                 if not isinstance(items, list):
@@ -193,7 +196,10 @@ class GitLabForge:
         if answer.status == 404:
             return None
         if answer.status != 200:
-            return Unknown(f"asking GitLab for {path} answered {answer.describe()}")
+            return Unknown(
+                f"asking GitLab for {path} answered {answer.describe()}"
+                + _advice(answer.status, "read_api")
+            )
         try:
             return _project(json.loads(answer.body))
         except _MALFORMED as exc:
@@ -397,6 +403,23 @@ def _project(item: dict[str, Any]) -> Project:
 
 def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _advice(status: int, scope: str) -> str:
+    """What to do about a refused or failed answer, as a sentence to append to its message."""
+    if status == 401:
+        return (
+            ". GitLab did not accept the token: GITLAB_TOKEN is missing, wrong or expired. "
+            "Set GITLAB_TOKEN, or renew the token."
+        )
+    if status == 403:
+        return (
+            f". The token lacks the {scope} scope, or the group or project forbids this token. "
+            f"Give GITLAB_TOKEN the {scope} scope, or a token with access."
+        )
+    if status >= 500:
+        return ". GitLab itself is failing; try again later."
+    return ""
 
 
 def _next_page(answer: _Answer) -> str:

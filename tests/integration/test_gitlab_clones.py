@@ -10,6 +10,7 @@ import pytest
 
 from bot import config as config_module
 from bot.engine import Engine
+from bot.errors import RateLimited
 from bot.index import catalog
 from tests.fakes.estate import another_process_holding, configure, push, release, upstream
 from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
@@ -450,3 +451,47 @@ def test_another_process_clone_in_progress_is_never_swept(tmp_path):
         Clones(root, {}, lock_wait=0).prepare()  # and now this one holds the directory
     clones.release()
     Clones(root, {}, lock_wait=0).prepare()
+
+
+async def test_a_wrong_token_for_git_says_to_set_or_renew_it(tmp_path, fake):
+    _one(fake)
+    wrong = "glpat-not-the-right-one"
+    async with await Engine.open(configure(tmp_path, fake, token=wrong)) as engine:
+        report = await engine.refresh()
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed"
+    assert "HTTP 401" in (outcome.error or "")
+    assert "GITLAB_TOKEN is missing, wrong or expired" in (outcome.error or "")
+    assert wrong not in (outcome.error or "")
+
+
+@pytest.mark.parametrize(
+    ("status", "says"),
+    [
+        (403, "lacks the read_repository scope"),
+        (500, "HTTP 500); the clone, if any, is kept. Try again later"),
+        (503, "HTTP 503); the clone, if any, is kept. Try again later"),
+    ],
+)
+async def test_git_refused_or_failing_says_what_to_do(tmp_path, fake, status, says):
+    _one(fake)
+    fake.rules = [Rule(r"\.git/info/refs", status=status)]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        report = await engine.refresh()
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed"
+    assert says in (outcome.error or "")
+    assert TOKEN not in (outcome.error or "")
+
+
+async def test_git_rate_limited_stops_the_run_and_keeps_the_clone(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = await _guide_commit(engine)
+        push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nNew.\n"})
+        fake.rules = [Rule(r"\.git/", status=429, skip=1)]
+        with pytest.raises(RateLimited, match="rate-limited git"):
+            await engine.refresh()
+        assert await _guide_commit(engine) == before
+    assert (_clone(tmp_path, "acme/widgets") / ".git").is_dir()

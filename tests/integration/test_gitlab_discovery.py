@@ -279,3 +279,23 @@ async def test_the_api_token_is_sent_as_private_token_and_never_to_the_site_or_f
     assert api and all(r.private_token == TOKEN for r in api)
     assert others and all(r.private_token is None and r.authorization is None for r in others)
     assert all(r.private_token is None for r in fake.log if r.is_git)
+
+
+@pytest.mark.parametrize(
+    ("status", "says"),
+    [
+        (401, "GITLAB_TOKEN is missing, wrong or expired. Set GITLAB_TOKEN, or renew the token"),
+        (403, "lacks the read_api scope"),
+        (502, "GitLab itself is failing; try again later"),
+    ],
+)
+async def test_a_refused_or_failing_listing_says_what_to_do(tmp_path, fake, status, says):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    fake.rules = [Rule(r"/groups/[^/]+/projects", status=status)]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        report = await engine.refresh()
+    assert not report.ok
+    assert f"HTTP {status}" in report.errors[0]
+    assert says in report.errors[0]
+    assert TOKEN not in report.errors[0]
