@@ -63,6 +63,15 @@ _NO_CREDENTIALS = ("could not read username", "could not read password", "authen
 _TEMP_PREFIXES = ("+tmp-", "+old-")
 _LOCK_FILE = "+lock"
 LOCK_WAIT = 300.0  # seconds to wait for another process working in the same clones directory
+# A git command that talks to the forge gives up once the transfer stays under LOW_SPEED_LIMIT
+# bytes a second for LOW_SPEED_TIME seconds (a stalled server, like the API's 30 s timeout),
+# and is killed, whatever it is doing, after GIT_TIMEOUT seconds in all.
+LOW_SPEED_LIMIT = 1000
+LOW_SPEED_TIME = 30
+GIT_TIMEOUT = 600.0
+# git's words for a transfer it gave up on as too slow, and GitPython's for a command it killed.
+_STALLED = ("operation too slow", "curl 28")
+_KILLED = ("did not complete in", "process killed because it timed out")
 
 
 class ForgeUnreachable(ForgeError):
@@ -139,12 +148,14 @@ class Clones:
         root: Path,
         env: Mapping[str, str],
         *,
-        timeout: float = 600.0,
+        timeout: float | None = None,
+        low_speed_time: int | None = None,
         lock_wait: float | None = None,
     ) -> None:
         self.root = root
         self._env = dict(env)
-        self._timeout = timeout
+        self._timeout = GIT_TIMEOUT if timeout is None else timeout
+        self._low_speed_time = LOW_SPEED_TIME if low_speed_time is None else low_speed_time
         self._lock_wait = LOCK_WAIT if lock_wait is None else lock_wait
         self._lock: int | None = None
 
@@ -225,10 +236,44 @@ class Clones:
     # -- talking to the forge ----------------------------------------------------------------
 
     def _git(self, cwd: Path | None, *args: str) -> str:
+        """Run a git command that talks to the forge, giving up on a stall or after a while.
+
+        Raises:
+            ForgeUnreachable: the transfer stalled, or the command ran out of time.
+            git.exc.GitCommandError: git failed otherwise.
+        """
         runner = git.cmd.Git(str(cwd) if cwd else None)
-        out = runner.execute(
-            ["git", *args], env=self._env, kill_after_timeout=self._timeout, stdout_as_string=True
+        stall = (
+            f"http.lowSpeedLimit={LOW_SPEED_LIMIT}",
+            f"http.lowSpeedTime={self._low_speed_time}",
         )
+        command = ["git", "-c", stall[0], "-c", stall[1], *args]
+        verb = next((a for a in args if a in ("ls-remote", "fetch", "clone")), "git")
+        try:
+            out = runner.execute(
+                command, env=self._env, kill_after_timeout=self._timeout, stdout_as_string=True
+            )
+        except git.exc.GitCommandError as exc:
+            text = f"{exc.stderr} {exc.stdout}".lower()
+            if any(marker in text for marker in _KILLED):
+                log.warning("git %s was killed after %g s without finishing", verb, self._timeout)
+                raise ForgeUnreachable(
+                    f"git {verb} did not finish within {self._timeout:g} s and was stopped; the "
+                    "clone, if any, is kept. Try again later."
+                ) from None
+            if any(marker in text for marker in _STALLED):
+                log.warning(
+                    "git %s gave up: the forge sent under %d bytes/s for %d s",
+                    verb,
+                    LOW_SPEED_LIMIT,
+                    self._low_speed_time,
+                )
+                raise ForgeUnreachable(
+                    f"the repository stalled: GitLab sent under {LOW_SPEED_LIMIT} bytes/s for "
+                    f"{self._low_speed_time} s, so git {verb} gave up; the clone, if any, is "
+                    "kept. Try again later."
+                ) from None
+            raise
         return str(out)
 
     def ls_remote(self, url: str, branch: str) -> RemoteRefs:

@@ -141,6 +141,15 @@ Feature: Explaining which repositories are indexed
     Then the exit code is 1
     And the output says "lacks the read_repository scope"
 
+  Scenario: A repository that stalls fails quickly with a message naming the stall
+    Given the index has been built
+    And GitLab's git stops sending anything for longer than git waits
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "the repository stalled"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "admitted" by clause "site"
+
   Scenario: A feed that lists nothing fails the build and takes nothing away
     Given the index has been built
     And the estate feed lists no project at all

@@ -138,6 +138,12 @@ def refuses_git(forge: FakeGitLab, status: int) -> None:
     forge.rules.append(Rule(r"\.git/", status=status))
 
 
+@given("GitLab's git stops sending anything for longer than git waits")
+def git_stalls(forge: FakeGitLab, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bot.clones.LOW_SPEED_TIME", 1)  # give up after 1 s, not 30
+    forge.rules.append(Rule(r"\.git/info/refs", delay=8))
+
+
 @then(parsers.parse('source "{name}" is "{verdict}" by clause "{clause}"'))
 def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
     rows = {row["source"]: row for row in world.json()}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import clones as clones_module
 from bot import config as config_module
 from bot.engine import Engine
 from bot.errors import RateLimited
@@ -495,3 +496,33 @@ async def test_git_rate_limited_stops_the_run_and_keeps_the_clone(tmp_path, fake
             await engine.refresh()
         assert await _guide_commit(engine) == before
     assert (_clone(tmp_path, "acme/widgets") / ".git").is_dir()
+
+
+async def test_a_stalled_repository_fails_at_once_with_a_warning(
+    tmp_path, fake, monkeypatch, caplog
+):
+    monkeypatch.setattr(clones_module, "LOW_SPEED_TIME", 1)
+    _one(fake)
+    fake.rules = [Rule(r"\.git/info/refs", delay=8)]  # answers long after git gave up
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        report = await engine.refresh()
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed"
+    assert "the repository stalled" in (outcome.error or "")
+    assert "for 1 s" in (outcome.error or "")
+    assert any("gave up" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+async def test_a_git_command_out_of_time_is_killed_with_a_warning(
+    tmp_path, fake, monkeypatch, caplog
+):
+    monkeypatch.setattr(clones_module, "GIT_TIMEOUT", 1.0)
+    _one(fake)
+    # Still within the stall detection's 30 s when the command runs out of time.
+    fake.rules = [Rule(r"\.git/info/refs", delay=8)]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        report = await engine.refresh()
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed"
+    assert "did not finish within 1 s and was stopped" in (outcome.error or "")
+    assert any("was killed" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
