@@ -80,6 +80,8 @@ Feature: Explaining which local repositories are indexed
     Then the status lists "widgets" as "unresolved" by clause "missing"
     When I run `python -m bot.cli index status`
     Then the output says "1 unresolved"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
 
   Scenario: A repository reached through several configured paths is indexed once
     Given the configuration also lists "estate/../estate/widgets/"

@@ -43,7 +43,7 @@ Feature: Running the bot
     And the error says "remove the 'user:password@' part"
     And the error does not say "hunter2"
 
-  Scenario: serve refuses a webhook secret that is not UTF-8 text
+  Scenario: A webhook secret that is not UTF-8 text is refused by serve and every other command
     Given the configuration listens for the push webhook on "127.0.0.1:8088"
     And the configuration's Discord address is "http://127.0.0.1:9/api/v10"
     And a Discord bot token is set
@@ -52,3 +52,6 @@ Feature: Running the bot
     Then the exit code is 2
     And the error says "PHPBOTSCOUT_WEBHOOK_SECRET"
     And the error says "UTF-8 text, and it holds bytes that are not"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 2
+    And the error says "PHPBOTSCOUT_WEBHOOK_SECRET"
