@@ -164,15 +164,21 @@ class Store:
             try:
                 yield self._writer
             except BaseException as exc:
-                await self._writer.execute("ROLLBACK")
+                await self._roll_back()
                 if isinstance(exc, sqlite3.DatabaseError):
                     raise _failed(self.path, exc) from None
                 raise
             try:
                 await self._writer.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
-                await self._writer.execute("ROLLBACK")
+                await self._roll_back()
                 raise _failed(self.path, exc) from None
+
+    async def _roll_back(self) -> None:
+        # SQLite ends some failed transactions itself (a full disk); rolling back again would
+        # fail too, and hide why.
+        if self._writer.in_transaction:
+            await self._writer.execute("ROLLBACK")
 
     async def transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` in one write transaction, in one trip to the writing thread.
@@ -229,10 +235,11 @@ class _Transactor:
         conn.execute("BEGIN IMMEDIATE")
         try:
             result = work(conn)
+            conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite ends some failed transactions itself (a full disk)
+                conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
         return result
 
     async def close(self) -> None:
@@ -301,7 +308,14 @@ def _failed(path: Path, exc: sqlite3.DatabaseError) -> Exception:
             f"The index at {path} cannot grow: the disk is full. Free some space and run the "
             "command again; the index is as it was before this command."
         )
-    return _unreadable(path, exc)
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return _unreadable(path, exc)
+    # Damage that SQLite meets in a full-text index ("vtable constructor failed") reads like
+    # any other failed statement, so this says what happened without calling it damage.
+    return StoreError(
+        f"The index at {path} could not be used ({exc}). If this happens again, the file may "
+        "be damaged: move it aside and run 'python -m bot.cli index build' to build a new one."
+    )
 
 
 def _unreadable(path: Path, exc: Exception) -> StoreError:
@@ -349,7 +363,8 @@ async def migrate(conn: aiosqlite.Connection, directory: Path, path: Path) -> li
                 (version, now()),
             )
         except sqlite3.Error as exc:
-            await conn.execute("ROLLBACK")
+            if conn.in_transaction:  # a full disk has ended it already
+                await conn.execute("ROLLBACK")
             raise StoreError(
                 f"Migration {file.name} failed on {path}: {exc}. Nothing from it was applied; "
                 "the index is as it was before. Fix the migration, then run the command again."
