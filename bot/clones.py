@@ -26,7 +26,6 @@ import logging
 import os
 import re
 import shutil
-import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -161,47 +160,49 @@ class Clones:
 
     # -- layout ------------------------------------------------------------------------------
 
-    def prepare(self) -> None:
-        """Create the directory (mode 0700), take it for this process, and remove leftovers.
+    @property
+    def lock_wait(self) -> float:
+        """How long a run waits for another process to let go of the directory, in seconds."""
+        return self._lock_wait
 
-        Raises:
-            ForgeError: another process kept the directory longer than ``lock_wait``.
+    def take(self) -> bool:
+        """Take the directory for this process unless another holds it; whether it is held.
+
+        It never waits (the lock is asked for without blocking), so a caller can wait its own
+        way: ``GitLabSources`` waits on its event loop, where the wait can be cancelled.
         """
+        if self._lock is not None:
+            return True
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root, 0o700)  # mkdir's mode is masked by umask, and skipped if it exists
-        self._acquire()
+        fd = os.open(self.root / _LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._lock = fd
+        return True
+
+    def in_use(self) -> ForgeError:
+        """The error for a directory another process kept past ``lock_wait``."""
+        return ForgeError(
+            f"The clones in {self.root} are in use by another process (an index build, or "
+            f"serve refreshing), which has not finished within {self._lock_wait:.0f} s. "
+            "Nothing was changed; run the command again when that has finished."
+        )
+
+    def prepare(self) -> None:
+        """Take the directory (see ``take``) and remove what an interrupted run left in it.
+
+        Raises:
+            ForgeError: another process holds the directory.
+        """
+        if not self.take():
+            raise self.in_use()
         for entry in self.root.iterdir():
             if entry.name.startswith(_TEMP_PREFIXES):
                 shutil.rmtree(entry, ignore_errors=True)
-
-    def _acquire(self) -> None:
-        if self._lock is not None:
-            return
-        fd = os.open(self.root / _LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        deadline = time.monotonic() + self._lock_wait
-        told = False
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise ForgeError(
-                        f"The clones in {self.root} are in use by another process (an index "
-                        "build, or serve refreshing), which has not finished within "
-                        f"{self._lock_wait:.0f} s. Nothing was changed; run the command again "
-                        "when that has finished."
-                    ) from None
-                if not told:
-                    log.warning(
-                        "another process is refreshing the clones in %s; waiting for it",
-                        self.root,
-                    )
-                    told = True
-                time.sleep(0.2)
-                continue
-            self._lock = fd
-            return
 
     def release(self) -> None:
         """Let another process work in the directory (the end of the process does as well)."""
@@ -221,7 +222,7 @@ class Clones:
         return {
             unquote(p.name)
             for p in self.root.iterdir()
-            if p.is_dir() and not p.name.startswith((*_TEMP_PREFIXES, _LOCK_FILE))
+            if p.is_dir() and not p.name.startswith(_TEMP_PREFIXES)
         }
 
     def remove(self, name: str) -> bool:

@@ -98,11 +98,33 @@ class GitLabSources:
                 GitLabForge(self.config.gitlab_api_url, self.config.secrets.gitlab_token)
             )
         try:
+            await self._take_clones()
             await asyncio.to_thread(self.clones.prepare)
         except BaseException:
+            self.clones.release()
             await self._stack.aclose()
             raise
         return self
+
+    async def _take_clones(self) -> None:
+        """Wait while another process holds the clones directory, up to ``clones.lock_wait``.
+
+        The wait is on the event loop, not in a thread, so a stopping ``serve`` cancels it at
+        once and no thread is left to take the lock after the run has gone.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.clones.lock_wait
+        told = False
+        while not self.clones.take():  # never blocks: the lock is asked for, not waited on
+            if loop.time() >= deadline:
+                raise self.clones.in_use()
+            if not told:
+                log.warning(
+                    "another process is refreshing the clones in %s; waiting for it",
+                    self.clones.root,
+                )
+                told = True
+            await asyncio.sleep(0.2)  # flock has no way to tell a waiter it is free
 
     async def __aexit__(self, *exc_info: object) -> None:
         try:

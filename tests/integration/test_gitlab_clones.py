@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 from pathlib import Path
@@ -452,6 +453,42 @@ def test_another_process_clone_in_progress_is_never_swept(tmp_path):
         Clones(root, {}, lock_wait=0).prepare()  # and now this one holds the directory
     clones.release()
     Clones(root, {}, lock_wait=0).prepare()
+
+
+async def _logged(caplog: pytest.LogCaptureFixture, text: str) -> None:
+    async with asyncio.timeout(10):
+        while text not in caplog.text:
+            await asyncio.sleep(0.01)  # polls for the log line; decides nothing by itself
+
+
+async def test_a_run_waits_for_another_process_then_goes_on(tmp_path, fake, caplog):
+    _one(fake)
+    root = _clone(tmp_path, "acme/widgets").parent
+    root.mkdir(parents=True)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        with another_process_holding(root):
+            run = asyncio.create_task(engine.refresh())
+            await _logged(caplog, "another process is refreshing the clones")
+            assert not run.done()
+        report = await run  # the other process has finished
+    assert [o.status for o in report.outcomes] == ["indexed"]
+
+
+async def test_a_run_stopped_while_it_waits_for_the_clones_holds_nothing(tmp_path, fake, caplog):
+    from bot.clones import Clones
+
+    _one(fake)
+    root = _clone(tmp_path, "acme/widgets").parent
+    root.mkdir(parents=True)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        with another_process_holding(root):
+            run = asyncio.create_task(engine.refresh())
+            await _logged(caplog, "another process is refreshing the clones")
+            run.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await run
+        # Nothing of the stopped run goes on to take the directory once it is free.
+        Clones(root, {}, lock_wait=0).prepare()
 
 
 async def test_a_wrong_token_for_git_says_to_set_or_renew_it(tmp_path, fake):
