@@ -113,6 +113,9 @@ async def refresh(
             )
 
         await writer.record_verdicts(store, candidates)
+        # After the verdicts are recorded, so `index sources` shows the ones just decided, and
+        # before anything is cleared or deleted, so a refused run changes nothing else.
+        _refuse_unindexable(only, candidates)
         removed = await _forget_vanished(store, config, candidates)
         for candidate in candidates:
             if candidate.verdict is Verdict.REJECTED:
@@ -126,8 +129,6 @@ async def refresh(
             leftover = Clones(config.clones_dir, {})
             deleted = [n for n in removed if await asyncio.to_thread(leftover.remove, n)]
 
-        # After the verdicts are recorded, so `index sources` shows the ones just decided.
-        _refuse_unindexable(only, candidates)
         due = await _due(config, store) if due_only else None
         outcomes = []
         scope = DOCUMENTATION_ONLY if config.embedded else Scope()

@@ -186,6 +186,20 @@ async def test_a_repository_excluded_and_let_back_in_at_the_same_commit_is_index
         assert status["gadgets"].documents > 0
 
 
+async def test_a_refused_source_name_changes_nothing_but_the_verdicts(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        await engine.refresh()
+    config = _config(tmp_path, estate, sources={"exclude": ["gadgets"]})
+    async with await Engine.open(config) as engine:
+        with pytest.raises(UsageError, match="gadgets is not indexed: rejected"):
+            await engine.refresh(only=["gadgets"])
+        verdicts = {s.name: (s.verdict, s.clause, s.documents) for s in await engine.sources()}
+        # Recorded, so `index sources` explains it; its documents go on the next full build.
+        assert verdicts["gadgets"][:2] == ("rejected", "excluded") and verdicts["gadgets"][2] > 0
+        await engine.refresh()
+        assert {s.name: s.documents for s in await engine.sources()}["gadgets"] == 0
+
+
 async def test_unknown_source_names_are_a_usage_error(tmp_path, estate):
     async with await Engine.open(_config(tmp_path, estate)) as engine:
         with pytest.raises(UsageError, match="Known sources: gadgets, widgets"):
