@@ -96,7 +96,7 @@ async def on_feedback(
         await engine.vote(vote.answer_id, str(interaction.user.id), vote.helpful)
     except PhpbotscoutError as exc:
         log.warning("interaction %s: vote not recorded: %s", reference, exc)
-        await messages.answer_deferred_press(interaction, error_reply(exc, reference))
+        await messages.edit_original(interaction, error_reply(exc, reference))
         return
     log.info("interaction %s: vote on answer %d recorded", reference, vote.answer_id)
-    await messages.answer_deferred_press(interaction, vote_reply(vote.helpful))
+    await messages.edit_original(interaction, vote_reply(vote.helpful))

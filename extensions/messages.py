@@ -57,10 +57,6 @@ def components(buttons: tuple[Button, ...]) -> list[hikari.api.ComponentBuilder]
     return [row]
 
 
-def _flags(reply: Reply) -> hikari.MessageFlag:
-    return hikari.MessageFlag.EPHEMERAL if reply.ephemeral else hikari.MessageFlag.NONE
-
-
 async def respond(ctx: lightbulb.Context, reply: Reply) -> None:
     """Send ``reply`` as the first response to a command."""
     await ctx.respond(
@@ -72,7 +68,9 @@ async def respond(ctx: lightbulb.Context, reply: Reply) -> None:
     )
 
 
-async def edit_original(interaction: hikari.CommandInteraction, reply: Reply) -> None:
+async def edit_original(
+    interaction: hikari.CommandInteraction | hikari.ComponentInteraction, reply: Reply
+) -> None:
     """Replace a deferred response ("thinking…") with ``reply``."""
     await interaction.edit_initial_response(
         reply.content or None,
@@ -109,16 +107,6 @@ async def defer_press(interaction: hikari.ComponentInteraction) -> None:
     """Acknowledge a button press at once, with a reply to come that only the presser sees."""
     await interaction.create_initial_response(
         hikari.ResponseType.DEFERRED_MESSAGE_CREATE, flags=hikari.MessageFlag.EPHEMERAL
-    )
-
-
-async def answer_deferred_press(interaction: hikari.ComponentInteraction, reply: Reply) -> None:
-    """Show ``reply`` in place of a deferred press's "thinking…"."""
-    await interaction.edit_initial_response(
-        reply.content or None,
-        embeds=embeds(reply),
-        components=components(reply.buttons),
-        **NO_MENTIONS,
     )
 
 
