@@ -153,9 +153,10 @@ async def discover(
 
     The listing is paged by offset, so a project deleted or moved out while it is read shifts
     a later one onto a page already read, and no page returns it. Each of ``expected`` (the
-    sources earlier runs admitted) that the listing leaves out is therefore asked for by its
-    path: one GitLab still has in the group is decided as if listed, one it no longer has is
-    left out (the caller rejects it), and one it cannot answer for is ``unconfirmed``.
+    sources earlier runs admitted or left unresolved) that the listing leaves out is therefore
+    asked for by its path: one GitLab still has in the group is decided as if listed, one it no
+    longer has is left out (the caller rejects it), and one it cannot answer for is
+    ``unconfirmed``.
 
     Args:
         forge: the forge to ask.
