@@ -27,8 +27,14 @@ class Refresher:
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[RefreshReport | None]] = set()
         self._queued: set[str] = set()
+        self._due_waiting = False  # a refresh of the due sources is queued and not yet started
         self.runs = 0  # completed runs, for status and tests
         self.last: RefreshReport | None = None
+
+    @property
+    def due_waiting(self) -> bool:
+        """Whether a refresh of the due sources is waiting its turn (and so covers a new one)."""
+        return self._due_waiting
 
     @property
     def running(self) -> bool:
@@ -43,6 +49,8 @@ class Refresher:
         A failure the engine explains (a forge rate limit, a source that vanished) is
         logged, not raised: the schedule carries on and tries again next time.
         """
+        if due_only and not only:
+            self._due_waiting = True
         task = asyncio.create_task(self._run(tuple(only), due_only, why))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -61,6 +69,8 @@ class Refresher:
     async def _run(self, only: tuple[str, ...], due_only: bool, why: str) -> RefreshReport | None:
         async with self._lock:
             self._queued.difference_update(only)
+            if due_only and not only:
+                self._due_waiting = False  # from here, a new request needs a run of its own
             scope = ", ".join(only) if only else ("due sources" if due_only else "all sources")
             log.info("refresh of %s started (%s)", scope, why)
             try:

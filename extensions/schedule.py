@@ -2,11 +2,12 @@
 
 There is one job per distinct refresh interval (``index.refresh_interval`` and every
 ``sources.refresh_intervals`` value). Each tick refreshes the sources that are due, whichever
-job fired, so every source is looked at about as often as its own interval asks. Jobs never
-overlap (``max_instances=1``), late ticks collapse into one (``coalesce``), and every run
-goes through the ``Refresher``'s lock, which the push webhook shares: never two refreshes at
-once. The first tick runs at start-up, so a source that fell due while ``serve`` was down
-does not wait a whole interval.
+job fired, so every source is looked at about as often as its own interval asks. A tick that
+falls while a refresh runs queues one refresh of the due sources to follow it, and any further
+tick meanwhile joins that one (as do ticks missed while the loop was busy: ``coalesce``);
+every run goes through the ``Refresher``'s lock, which the push webhook shares: never two
+refreshes at once. The first tick runs at start-up, so a source that fell due while ``serve``
+was down does not wait a whole interval.
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ class RefreshSchedule:
                 IntervalTrigger(seconds=seconds, timezone=UTC),
                 id=f"refresh-every-{seconds:g}s",
                 name=f"refresh due sources (every {seconds:g} s)",
-                max_instances=1,
+                # One tick awaiting the refresh in progress, one awaiting the refresh queued
+                # behind it, and one finding that queued and returning: never a skipped tick.
+                max_instances=3,
                 coalesce=True,
                 misfire_grace_time=None,  # a late tick still runs: refreshing late beats never
                 **first,
@@ -72,6 +75,9 @@ class RefreshSchedule:
         ]
 
     async def _tick(self) -> None:
+        if self.refresher.due_waiting:
+            log.info("scheduled tick joins the refresh of due sources already waiting")
+            return
         try:
             await self.refresher.run(due_only=True, why="schedule")
         except asyncio.CancelledError:

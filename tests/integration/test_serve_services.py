@@ -244,6 +244,22 @@ async def test_closing_the_refresher_cancels_what_is_waiting(counting):
     assert refresher.runs == 0 and not refresher.running
 
 
+async def test_a_tick_during_a_refresh_queues_one_more_and_later_ticks_join_it(counting):
+    engine, _ = counting
+    refresher = Refresher(engine)
+    schedule = RefreshSchedule(refresher, [3600])
+    async with engine.store.write():  # the refresh in progress blocks at its first write
+        running = asyncio.create_task(refresher.run(due_only=True, why="first"))
+        await until(lambda: refresher.running)
+        queued = asyncio.create_task(schedule._tick())  # falls during it: one run to follow
+        await until(lambda: refresher.due_waiting)
+        await schedule._tick()  # and one more: it joins the queued run and is done at once
+        assert not queued.done()
+    await asyncio.gather(running, queued)
+    assert refresher.runs == 2 and not refresher.due_waiting
+    assert engine.calls == [((), True), ((), True)]
+
+
 async def test_the_schedule_has_one_job_per_interval_and_ticks_through_the_refresher(counting):
     engine, _ = counting
     every = intervals(engine.config)
