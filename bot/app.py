@@ -243,7 +243,7 @@ class Service:
                 await self.app.close()
             finally:
                 await self.engine.close()
-        log.info("stopped cleanly")
+        log.info("stopped")
 
 
 async def serve(config: Config) -> int:
@@ -270,5 +270,21 @@ async def serve(config: Config) -> int:
         gateway.cancel()
     if dropped:
         failure = None if gateway.cancelled() else gateway.exception()
-        raise DiscordError(f"the Discord connection ended unexpectedly ({failure or 'closed'})")
+        raise DiscordError(dropped_message(getattr(failure, "code", None), str(failure or "")))
+    log.info("stopped cleanly")
     return 0
+
+
+def dropped_message(close_code: int | None, failure: str) -> str:
+    """What to tell the operator when Discord ended the connection for good."""
+    if close_code == hikari.ShardCloseCode.AUTHENTICATION_FAILED:
+        # The token worked at start-up, so it was reset or revoked while serve ran.
+        return (
+            "Discord ended the connection because it no longer accepts the bot's token (4004). "
+            "Reset the token on the Bot page of the developer portal, put the new one in "
+            "DISCORD_TOKEN, and start serve again."
+        )
+    return (
+        f"the Discord connection ended unexpectedly ({failure or 'closed'}); start serve again, "
+        "and if it keeps happening check Discord's status and the bot's settings"
+    )

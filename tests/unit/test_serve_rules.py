@@ -1,9 +1,10 @@
-"""What serve needs before it connects, the answer bound, and the per-user rate limit."""
+"""What serve needs before it connects, the answer bound, the per-user rate limit, and its end."""
 
 import pytest
 
 from bot import config
 from bot.answer.bounded import queue_wait
+from bot.app import dropped_message
 from bot.config import RateLimit
 from bot.errors import ConfigError
 from bot.ratelimit import RateLimiter, whole_seconds
@@ -116,3 +117,12 @@ def test_users_whose_window_emptied_are_forgotten():
 
 def test_waits_are_told_in_whole_seconds_never_zero():
     assert whole_seconds(0.001) == 1 and whole_seconds(41.2) == 42 and whole_seconds(3.0) == 3
+
+
+def test_a_token_revoked_while_serving_says_to_reset_it():
+    # 4004: Discord's close code for a token it no longer accepts.
+    message = dropped_message(4004, "Server closed connection with code 4004 ()")
+    assert "no longer accepts the bot's token" in message and "DISCORD_TOKEN" in message
+    other = dropped_message(4010, "Server closed connection with code 4010 ()")
+    assert "ended unexpectedly (Server closed" in other and "start serve again" in other
+    assert "ended unexpectedly (closed)" in dropped_message(None, "")
