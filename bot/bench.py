@@ -102,7 +102,7 @@ def _question(line: str, where: str) -> Question:
     if len(question.strip()) > MAX_QUESTION_CHARS:
         raise UsageError(
             f"{where}: question is {len(question.strip())} characters long; "
-            f"keep it under {MAX_QUESTION_CHARS}, as ask does"
+            f"keep it to {MAX_QUESTION_CHARS} at most, as ask does"
         )
     items = _expected(expected, where)
     if band != "unanswerable" and not items:

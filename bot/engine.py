@@ -50,7 +50,7 @@ def checked_question(question: str) -> str:
         raise UsageError("The question is empty: ask something, in quotes.")
     if len(text) > MAX_QUESTION_CHARS:
         raise UsageError(
-            f"The question is {len(text)} characters long; keep it under {MAX_QUESTION_CHARS}."
+            f"The question is {len(text)} characters long; keep it to {MAX_QUESTION_CHARS} at most."
         )
     return text
 

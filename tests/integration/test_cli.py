@@ -312,7 +312,7 @@ def test_command_line_mistakes_without_json_still_show_the_usage(capsys):
     [
         ("", "The question is empty"),
         (" \n ", "The question is empty"),
-        ("w" * 60_000, "under 4000"),
+        ("w" * 60_000, "4000 at most"),
     ],
 )
 @pytest.mark.parametrize("mode", [["--retrieval-only"], []])

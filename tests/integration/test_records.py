@@ -183,7 +183,7 @@ async def test_an_empty_or_overlong_question_is_a_usage_error_and_not_recorded(s
     engine, composer = setup
     with pytest.raises(UsageError, match="empty"):
         await engine.ask("   \n ")
-    with pytest.raises(UsageError, match="keep it under"):
+    with pytest.raises(UsageError, match="keep it to 4000 at most"):
         await engine.ask("why " * 2000)
     assert await rows(engine, "SELECT * FROM questions") == []
     assert composer.calls == []
