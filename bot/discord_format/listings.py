@@ -156,18 +156,20 @@ def status_reply(
 ) -> Reply:
     """Freshness of every indexed source, the last refresh, the last errors and the totals.
 
-    Failing sources come first, then stale ones; when they do not all fit, the fresh ones
-    are the ones summarised as "and N more".
+    Failing sources come first, then unresolved ones (answered from their last index), then
+    stale ones; when they do not all fit, the fresh ones are the ones summarised as "and N
+    more".
     """
     order = sorted(
         statuses,
-        key=lambda s: (not s.state.last_error, not s.stale, s.state.name),
+        key=lambda s: (not s.state.last_error, not _unresolved(s), not s.stale, s.state.name),
     )
     lines = [_status_line(s, now) for s in order]
     documents = sum(s.state.documents for s in statuses)
     chunks = sum(s.state.chunks for s in statuses)
     stale = sum(1 for s in statuses if s.stale)
     failing = sum(1 for s in statuses if s.state.last_error)
+    unresolved = sum(1 for s in statuses if _unresolved(s))
     stamps = [s.state.refreshed_at for s in statuses if s.state.refreshed_at]
     answers = provider
     if provider != "none" and model:
@@ -175,7 +177,7 @@ def status_reply(
     header = [
         f"**Answers:** {answers}",
         f"**Totals:** {len(statuses)} sources, {documents} documents, {chunks} passages; "
-        f"{stale} stale, {failing} failing",
+        f"{stale} stale, {failing} failing, {unresolved} unresolved",
         f"**Last refresh:** {_ago(max(stamps), now) if stamps else 'never'}",
         "",
     ]
@@ -188,12 +190,23 @@ def status_reply(
     return Reply("", (Embed("\n".join([*header, body]), title="Index status"),))
 
 
+def _unresolved(s: SourceStatus) -> bool:
+    return s.state.verdict == "unresolved"
+
+
 def _status_line(s: SourceStatus, now: datetime) -> str:
     name = escape_markdown(s.state.name)
     when = f"refreshed {_ago(s.state.refreshed_at, now)}, every {age_text(s.interval)}"
+    if _unresolved(s):
+        # Its last index still answers, however old; say so and why, kept short for the embed.
+        clause = escape_markdown(s.state.clause)
+        why = escape_markdown(shorten(s.state.detail, 200))
+        when += f"; unresolved by {clause} ({why}), answered from its last index"
     if s.state.last_error:
         error = escape_markdown(shorten(s.state.last_error, 200))
         return f"✖ **{name}**: {when}; last error: {error}"
+    if _unresolved(s):
+        return f"⚠ **{name}**: {when}" + ("; stale" if s.stale else "")
     if s.stale:
         return f"⚠ **{name}**: {when}; stale"
     return f"✓ **{name}**: {when}"

@@ -402,6 +402,24 @@ def test_status_puts_failing_then_stale_sources_first_and_shows_totals_and_provi
     ]
 
 
+def test_status_with_many_unresolved_sources_keeps_each_reason_short_and_fits():
+    statuses = [
+        SourceStatus(
+            state(f"gone-{n:03d}", "unresolved", clause="missing", detail="x" * 5000),
+            3600,
+            False,
+        )
+        for n in range(300)
+    ]
+    reply = status_reply(statuses, "none", None, NOW)
+    assert_within_limits(reply)
+    text = reply.embeds[0].description
+    assert "0 failing, 300 unresolved" in text
+    first = text.splitlines()[4]
+    assert first.startswith("⚠ **gone\\-000**: refreshed 1h ago, every 1h; unresolved by missing (")
+    assert first.endswith("), answered from its last index") and len(first) < 400
+
+
 def test_status_with_many_sources_summarises_the_fresh_ones():
     statuses = [SourceStatus(state(f"group/project-{n:03d}"), 3600, False) for n in range(400)]
     reply = status_reply(statuses, "none", None, NOW)
