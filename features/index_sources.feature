@@ -129,6 +129,12 @@ Feature: Explaining which repositories are indexed
     Then the exit code is 1
     And the error says "rate-limited"
 
+  Scenario: A rate limit until a date decades away is not read as a wait
+    Given the forge rate-limits every request until the year 2099
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the error says "GitLab asked to wait until 2099-01-01 00:00 UTC, more than a day away"
+
   Scenario: A token GitLab does not accept says to set or renew GITLAB_TOKEN
     Given GitLab answers the group listing with 401
     When I run `python -m bot.cli index build`

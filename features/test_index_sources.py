@@ -128,6 +128,12 @@ def rate_limited(forge: FakeGitLab) -> None:
     forge.rules.append(Rule(r"^/", status=429, headers={"Retry-After": "60"}))
 
 
+@given(parsers.parse("the forge rate-limits every request until the year {year:d}"))
+def rate_limited_until(forge: FakeGitLab, year: int) -> None:
+    until = f"Thu, 01 Jan {year} 00:00:00 GMT"
+    forge.rules.append(Rule(r"^/", status=429, headers={"Retry-After": until}))
+
+
 @given(parsers.parse("GitLab answers the group listing with {status:d}"))
 def refuses_listing(forge: FakeGitLab, status: int) -> None:
     forge.rules.append(Rule(r"/groups/[^/]+/projects$", status=status))

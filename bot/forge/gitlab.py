@@ -18,6 +18,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urljoin, urlsplit
@@ -440,12 +441,42 @@ def _check_rate_limit(answer: _Answer) -> None:
     if answer.status != 429 and remaining != "0":
         return
     wait = _retry_after(answer.headers)
-    when = f"; GitLab asks to wait {wait:.0f} s" if wait is not None else ""
+    when = ""
+    if wait is not None:
+        until = _until_text(wait)
+        if wait > _LONGEST_WAIT:
+            # A time more than a day away is a clock or proxy mistake, not a wait to honour.
+            when = f"; GitLab asked to wait until {until}, more than a day away, so try again later"
+            wait = None
+        else:
+            when = f"; GitLab asks to wait {_wait_text(wait)} (until {until})"
     raise RateLimited(
         f"GitLab rate-limited phpbotscout{when}. The run stopped; everything indexed before "
         "the limit is kept. Run 'python -m bot.cli index build' again later.",
         retry_after=wait,
     )
+
+
+_LONGEST_WAIT = 86400.0  # seconds; a longer wait than a day is not taken at its word
+
+
+def _wait_text(seconds: float) -> str:
+    """``30 s``, ``10 min`` or ``3 h 5 min``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    if minutes < 120:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60} min"
+
+
+def _until_text(seconds: float) -> str:
+    """The time ``seconds`` from now, in UTC to the minute, or "a time past the year 9999"."""
+    try:
+        until = datetime.now(UTC) + timedelta(seconds=seconds)
+    except OverflowError:
+        return "a time past the year 9999"
+    return until.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _retry_after(headers: CIMultiDictProxy[str]) -> float | None:

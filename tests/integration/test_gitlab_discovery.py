@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
@@ -258,6 +260,35 @@ async def test_a_rate_limit_stops_discovery_and_keeps_the_previous_verdicts(tmp_
         ]
         assert (await engine.retrieve("things")).results
     assert (tmp_path / "clones" / "acme%2Fa").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("ahead", "says", "retry_after"),
+    [
+        (600, r"GitLab asks to wait 10 min \(until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)", 600),
+        (
+            2300195378,
+            r"GitLab asked to wait until 2099-\d\d-\d\d \d\d:\d\d UTC, more than a day away, "
+            r"so try again later",
+            None,
+        ),
+    ],
+)
+async def test_a_retry_after_date_is_said_as_a_readable_wait_and_an_absurd_one_is_not_taken(
+    tmp_path, fake, ahead, says, retry_after
+):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    date = format_datetime(datetime.now(UTC) + timedelta(seconds=ahead), usegmt=True)
+    fake.rules = [Rule(r"/groups/", status=429, headers={"Retry-After": date})]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        with pytest.raises(RateLimited, match=says) as caught:
+            await engine.refresh()
+    assert "2300195378" not in str(caught.value)
+    if retry_after is None:
+        assert caught.value.retry_after is None
+    else:
+        assert retry_after - 5 < caught.value.retry_after <= retry_after
 
 
 async def test_rate_limit_headers_with_nothing_left_stop_the_run(tmp_path, fake):
