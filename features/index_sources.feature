@@ -67,6 +67,16 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/go/config" is "admitted" by clause "siteless"
 
+  Scenario: A group listing that never ends stops at once and changes nothing
+    Given the index has been built
+    And GitLab lists 1 project a page
+    And GitLab's group listing names a next page for ever
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "so it would never end"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/go/config" is "admitted" by clause "siteless"
+
   Scenario: A site seen answering is not asked again while nothing changed
     Given the index has been built
     When the index is built again

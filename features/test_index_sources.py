@@ -94,6 +94,11 @@ def refuses_group_releases(forge: FakeGitLab, status: int) -> None:
     forge.group_releases = status
 
 
+@given("GitLab's group listing names a next page for ever")
+def endless_listing(forge: FakeGitLab) -> None:
+    forge.endless_pages = "onward"
+
+
 @given(parsers.re(r"GitLab lists (?P<size>\d+) projects? a page"))
 def page_size(forge: FakeGitLab, size: str) -> None:
     forge.page_size = int(size)

@@ -141,8 +141,11 @@ class GitLabForge:
     async def group_projects(self, group: str) -> list[Project]:
         """Every project of ``group`` and its subgroups, following ``X-Next-Page``."""
         projects: list[Project] = []
+        seen: set[int] = set()  # project ids listed so far
+        asked: set[str] = set()  # page numbers asked for so far
         page = "1"
         for _ in range(MAX_PAGES):
+            asked.add(page)
             answer = await self._get(
                 f"/groups/{quote(group, safe='')}/projects",
                 {
@@ -180,6 +183,8 @@ class GitLabForge:
             next_page = _next_page(answer)
             if not next_page:
                 return projects
+            _check_listing_goes_on(group, page, next_page, items, seen | asked, answer)
+            seen.update(p.id for p in projects[-len(items) :])
             page = next_page
         raise ForgeError(f"the project listing of {group!r} did not end after {MAX_PAGES} pages")
 
@@ -421,6 +426,33 @@ def _advice(status: int, scope: str) -> str:
     if status >= 500:
         return ". GitLab itself is failing; try again later."
     return ""
+
+
+def _check_listing_goes_on(
+    group: str, page: str, next_page: str, items: list[Any], before: set[int | str], answer: _Answer
+) -> None:
+    """Refuse a project listing that would never end.
+
+    It names a page past the ``X-Total-Pages`` it announced, names a next page after an empty
+    one, names a page it already served, or serves again projects it already listed: GitLab
+    orders the listing by id, so every page of a working listing holds projects not seen before.
+    ``before`` holds the ids listed and the page numbers asked for so far.
+    """
+    total = answer.headers.get("X-Total-Pages", "").strip()
+    broken = ""
+    if total.isdigit() and next_page.isdigit() and int(next_page) > int(total):
+        broken = f"names page {next_page} after announcing {total} pages"
+    elif next_page in before:
+        broken = f"names page {next_page} again after page {page}"
+    elif not items:
+        broken = f"names page {next_page} after an empty page {page}"
+    elif all(isinstance(i, dict) and i.get("id") in before for i in items):
+        broken = f"serves on page {page} only projects it listed before"
+    if broken:
+        raise ForgeError(
+            f"GitLab's project listing of {group!r} {broken}, so it would never end; "
+            "the listing is broken, and nothing was changed"
+        )
 
 
 def _next_page(answer: _Answer) -> str:

@@ -148,6 +148,9 @@ class FakeGitLab:
         self.sites: dict[str, int] = {}  # site name -> status its pages answer
         self.page_size = 100
         self.omit_totals = False
+        # A broken listing that never ends: "onward" names a next page past the last one for
+        # ever; "repeat" serves the first page again under every page number, for ever.
+        self.endless_pages: str | None = None
         self.honour_with_shared = True
         # The group release listing: a status to answer instead (403, 404...), whether it takes
         # the group's path as well as its numeric id, and whether it includes subgroups (older
@@ -301,7 +304,9 @@ class FakeGitLab:
         per_page = min(int(request.query.get("per_page", "20")), self.page_size)
         page = int(request.query.get("page", "1"))
         chunk = listed[(page - 1) * per_page : page * per_page]
-        more = page * per_page < len(listed)
+        more = page * per_page < len(listed) or self.endless_pages is not None
+        if self.endless_pages == "repeat":
+            chunk = listed[:per_page]
         headers = {
             "X-Page": str(page),
             "X-Per-Page": str(per_page),

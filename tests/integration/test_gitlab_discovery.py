@@ -126,6 +126,33 @@ async def test_pagination_follows_next_page_without_totals(tmp_path, fake):
 
 
 @pytest.mark.parametrize(
+    ("endless", "omit_totals", "says", "requests"),
+    [
+        ("onward", False, "names page 5 after announcing 4 pages", 4),
+        ("onward", True, "names page 6 after an empty page 5", 5),
+        ("repeat", True, "serves on page 2 only projects it listed before", 2),
+    ],
+)
+async def test_a_listing_that_never_ends_stops_at_once_and_changes_nothing(
+    tmp_path, fake, endless, omit_totals, says, requests
+):
+    for i in range(7):
+        upstream(fake, f"acme/p{i}", README)
+    fake.feed = [p.path for p in fake.projects]
+    fake.page_size = 2
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = await engine.sources()
+        fake.log.clear()
+        fake.endless_pages = endless
+        fake.omit_totals = omit_totals
+        report = await engine.refresh()
+        assert any(says in e and "never end" in e for e in report.errors), report.errors
+        assert [s.verdict for s in await engine.sources()] == [s.verdict for s in before]
+    assert len([r for r in fake.log if r.path.endswith("/projects")]) == requests
+
+
+@pytest.mark.parametrize(
     "broken",
     [{"namespace": "acme"}, {"id": "seven"}, {"path_with_namespace": None, "namespace": [1]}],
 )
