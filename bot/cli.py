@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import errno
 import logging
 import os
@@ -186,20 +185,8 @@ async def _warn_unmatched_intervals(engine: Engine) -> None:
 
     On standard error, so that ``--json`` output stays one parsable document.
     """
-    unmatched = await engine.unmatched_intervals()
-    if not unmatched:
-        return
-    known = [s.name for s in await engine.sources()]
-    for name in unmatched:
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        print(
-            render.terminal_safe(
-                f"warning: sources.refresh_intervals names '{name}', but no source is called "
-                f"that{hint}, so its interval applies to nothing. Correct the name or remove it."
-            ),
-            file=sys.stderr,
-        )
+    for warning in await engine.unmatched_interval_warnings():
+        print(render.terminal_safe(f"warning: {warning}"), file=sys.stderr)
 
 
 def _print_build_summary(report: RefreshReport, out: Console) -> None:

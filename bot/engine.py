@@ -8,6 +8,7 @@ cannot drift apart.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import time
 from collections.abc import Sequence
@@ -164,6 +165,20 @@ class Engine:
         """
         known = {s.name for s in await catalog.sources(self.store)}
         return sorted(set(self.config.source_intervals) - known) if known else []
+
+    async def unmatched_interval_warnings(self) -> list[str]:
+        """One sentence for each name ``unmatched_intervals`` finds, with the closest known name."""
+        unmatched = await self.unmatched_intervals()
+        known = [s.name for s in await catalog.sources(self.store)] if unmatched else []
+        warnings = []
+        for name in unmatched:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            warnings.append(
+                f"sources.refresh_intervals names '{name}', but no source is called "
+                f"that{hint}, so its interval applies to nothing. Correct the name or remove it."
+            )
+        return warnings
 
     async def status(self, at: datetime | None = None) -> list[SourceStatus]:
         """The freshness of every source answers come from, against its refresh interval.

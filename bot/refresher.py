@@ -30,6 +30,7 @@ class Refresher:
         self._due_waiting = False  # a refresh of the due sources is queued and not yet started
         self.runs = 0  # completed runs, for status and tests
         self.last: RefreshReport | None = None
+        self._intervals_checked = False  # the refresh_intervals names, after the first refresh
 
     @property
     def due_waiting(self) -> bool:
@@ -91,6 +92,11 @@ class Refresher:
                 log.warning("refresh of %s failed: %s", failed.name, failed.error)
             for error in report.errors:
                 log.warning("refresh error: %s", error)
+            if not self._intervals_checked:
+                # Once, when the first refresh has found the sources, as index build says it.
+                self._intervals_checked = True
+                for warning in await self.engine.unmatched_interval_warnings():
+                    log.warning("%s", warning)
             return report
 
     async def settle(self) -> None:
