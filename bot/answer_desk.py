@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from bot.answer.outcome import Outcome
 from bot.engine import Engine
@@ -46,6 +47,7 @@ class AnswerDesk:
         self._visits = 0
         self._no_visits = asyncio.Event()
         self._no_visits.set()
+        self._hurry = asyncio.Event()  # a second stop signal: the grace is over now
 
     @property
     def open(self) -> bool:
@@ -89,6 +91,10 @@ class AnswerDesk:
             raise ShuttingDown()
         return task.result()
 
+    def hurry(self) -> None:
+        """End the grace a drain gives answers in flight: their askers are told at once."""
+        self._hurry.set()
+
     async def drain(self, grace: float, reply_grace: float = 5.0) -> int:
         """Stop taking asks; give those in flight ``grace`` seconds, then cancel the rest.
 
@@ -99,7 +105,17 @@ class AnswerDesk:
         cancelled = 0
         if self._answering:
             log.info("waiting up to %.0f s for %d answers", grace, len(self._answering))
-            _, pending = await asyncio.wait(set(self._answering), timeout=grace)
+            # Whichever comes first: every answer done, the grace over, or a second signal.
+            # The gather is never cancelled here: that would cancel the answers themselves.
+            hurried: asyncio.Future[Any] = asyncio.ensure_future(self._hurry.wait())
+            answered: asyncio.Future[Any] = asyncio.gather(*self._answering, return_exceptions=True)
+            try:
+                await asyncio.wait(
+                    {answered, hurried}, timeout=grace, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                hurried.cancel()
+            pending = {task for task in self._answering if not task.done()}
             for task in pending:
                 task.cancel()
             cancelled = len(pending)

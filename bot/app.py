@@ -259,13 +259,22 @@ async def serve(config: Config) -> int:
     try:
         await asyncio.wait({gateway, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
         stopping.cancel()
     dropped = gateway.done()
     if not dropped:
         log.info("signal received")
-    await service.stop()
+
+    def hurry() -> None:
+        log.warning("second signal: answers still in flight are stopped now, their askers told")
+        service.desk.hurry()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cuts the answers' grace short
+        loop.add_signal_handler(sig, hurry)
+    try:
+        await service.stop()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
     if not gateway.done():
         gateway.cancel()
     if dropped:

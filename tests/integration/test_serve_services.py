@@ -155,6 +155,18 @@ async def test_drain_cancels_answers_past_the_grace_and_their_askers_are_told(de
             await task
 
 
+async def test_a_second_stop_signal_ends_the_grace_and_the_askers_are_told(desk_and_composer):
+    desk, composer = desk_and_composer
+    slow = asyncio.create_task(asking(desk, "How do I tune the frobnicator?"))
+    await until(lambda: composer.started)
+    drained = asyncio.create_task(desk.drain(grace=600))  # far longer than this test runs
+    await until(lambda: not desk.open)
+    desk.hurry()
+    assert await drained == 1
+    with pytest.raises(ShuttingDown, match="restarting"):
+        await slow
+
+
 async def test_a_closed_desk_refuses_to_ask(desk_and_composer):
     desk, _ = desk_and_composer
     await desk.drain(grace=0)
