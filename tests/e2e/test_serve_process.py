@@ -7,7 +7,9 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from importlib.util import find_spec
 from pathlib import Path
@@ -116,6 +118,54 @@ def test_an_answer_in_flight_is_finished_before_serve_exits(
     assert "stopped cleanly" in err
     reply = discord.reply(interaction, timeout=1)  # already there: serve waited for it
     assert reply.embeds[0]["description"] == "Set `frobnication.depth` to seven."
+
+
+def test_a_second_signal_tells_the_askers_at_once_instead_of_waiting(
+    tmp_path, home, discord, fake_anthropic
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", "Tuning the frobnicator"))
+    fake_anthropic.hold()  # the answer stays in flight until the end of the test
+    process = start_serve(config, fake_anthropic)
+    said: list[str] = []
+    draining = threading.Event()
+
+    def read_log() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            said.append(line)
+            if "waiting up to" in line:
+                draining.set()
+
+    reader = threading.Thread(target=read_log, daemon=True)
+    reader.start()
+    try:
+        discord.until(lambda: connected(discord), timeout=60)
+        interaction = discord.command("ask", {"question": "What frobnication depth?"})
+        _until(lambda: len(fake_anthropic.received) == 1)
+        process.send_signal(signal.SIGTERM)
+        assert draining.wait(10), "".join(said)
+        process.send_signal(signal.SIGTERM)  # well inside the 20 s the first one gives
+        reply = discord.reply(interaction, timeout=5)
+    finally:
+        fake_anthropic.release()
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        code = process.wait(30)
+        reader.join(5)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+    log = "".join(said)
+    assert code == 0, log
+    assert "restarting" in reply.text and "second signal" in log, log
+
+
+def _until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # polls a fake that has no way to say it changed
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
 
 
 def test_serve_without_a_token_is_a_configuration_error(tmp_path, home, discord, fake_anthropic):
