@@ -177,32 +177,30 @@ class GitLabSources:
             if state.name in listed:
                 continue
             reason = self.discovery.unconfirmed.get(state.name)
-            if reason is not None:
-                candidates.append(
-                    Candidate(
-                        state.name,
-                        "gitlab",
-                        state.location,
-                        Verdict.UNRESOLVED,
-                        "group",
-                        f"missing from the listing of {self.group}, and GitLab could not "
-                        f"confirm it is gone: {reason}",
-                        web_url=state.web_url,
-                    )
+            verdict, detail = (
+                (
+                    Verdict.UNRESOLVED,
+                    f"missing from the listing of {self.group}, and GitLab could not "
+                    f"confirm it is gone: {reason}",
                 )
-            else:
-                candidates.append(
-                    Candidate(
-                        state.name,
-                        "gitlab",
-                        state.location,
-                        Verdict.REJECTED,
-                        "group",
-                        f"no longer listed in {self.group} (deleted, moved out, or no longer "
-                        "visible to this token)",
-                        web_url=state.web_url,
-                    )
+                if reason is not None
+                else (
+                    Verdict.REJECTED,
+                    f"no longer listed in {self.group} (deleted, moved out, or no longer "
+                    "visible to this token)",
                 )
+            )
+            candidates.append(
+                Candidate(
+                    state.name,
+                    "gitlab",
+                    state.location,
+                    verdict,
+                    "group",
+                    detail,
+                    web_url=state.web_url,
+                )
+            )
         return candidates
 
     async def known_names(self) -> set[str]:

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 from bot.clones import RemoteRefs
 from bot.corpus.site import CONFIG_CANDIDATES, parse_config
@@ -42,6 +43,7 @@ from bot.forge.predicate import (
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # How many projects have their facts gathered at once: enough to hide latency, few enough to
 # stay far from the forge's per-minute quotas.
@@ -195,12 +197,8 @@ async def discover(
         return found
 
     if missing:
-        try:
-            async with asyncio.TaskGroup() as confirming:
-                asked = [confirming.create_task(confirm(n)) for n in missing]
-        except* RateLimited as caught:
-            raise caught.exceptions[0] from None
-        projects = [*projects, *(p for t in asked if (p := t.result()) is not None)]
+        found = await _all(confirm(n) for n in missing)
+        projects = [*projects, *(p for p in found if p is not None)]
 
     async def one(project: Project) -> ForgeCandidate:
         early = screen(project, policy, feed)
@@ -209,16 +207,23 @@ async def discover(
         async with gate:
             return await _with_site(forge, policy, feed, probe, project, memory)
 
-    # A TaskGroup cancels the others at the first rate limit instead of leaving them running.
+    candidates = await _all(one(p) for p in projects)
+    feed_error = feed.reason if isinstance(feed, Unknown) else None
+    return Discovery(tuple(candidates), feed_error=feed_error, unconfirmed=unconfirmed)
+
+
+async def _all(work: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
+    """Run ``work`` concurrently and return the results in order.
+
+    A TaskGroup cancels the others at the first rate limit instead of leaving them running,
+    and the rate limit is raised as itself, not inside an exception group.
+    """
     try:
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(one(p)) for p in projects]
+            tasks = [group.create_task(w) for w in work]
     except* RateLimited as caught:
         raise caught.exceptions[0] from None
-    feed_error = feed.reason if isinstance(feed, Unknown) else None
-    return Discovery(
-        tuple(t.result() for t in tasks), feed_error=feed_error, unconfirmed=unconfirmed
-    )
+    return [t.result() for t in tasks]
 
 
 async def _with_site(
