@@ -8,8 +8,7 @@ import socket
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from importlib.util import find_spec
 from pathlib import Path
@@ -19,7 +18,7 @@ import pytest
 from bot import config as config_module
 from bot.index.embedder import MODEL_PACKAGE
 from tests.answering import make_estate
-from tests.discord_bot import build_index
+from tests.discord_bot import build_index, wait_for
 from tests.fakes.anthropic_server import KEY, FakeAnthropic, citing
 from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
 
@@ -142,7 +141,7 @@ def test_a_second_signal_tells_the_askers_at_once_instead_of_waiting(
     try:
         discord.until(lambda: connected(discord), timeout=60)
         interaction = discord.command("ask", {"question": "What frobnication depth?"})
-        _until(lambda: len(fake_anthropic.received) == 1)
+        wait_for(lambda: len(fake_anthropic.received) == 1, timeout=10)
         process.send_signal(signal.SIGTERM)
         assert draining.wait(10), "".join(said)
         process.send_signal(signal.SIGTERM)  # well inside the 20 s the first one gives
@@ -159,13 +158,6 @@ def test_a_second_signal_tells_the_askers_at_once_instead_of_waiting(
     log = "".join(said)
     assert code == 0, log
     assert "restarting" in reply.text and "second signal" in log, log
-
-
-def _until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():  # polls a fake that has no way to say it changed
-        assert time.monotonic() < deadline, "the condition never held"
-        time.sleep(0.01)
 
 
 def test_serve_without_a_token_is_a_configuration_error(tmp_path, home, discord, fake_anthropic):

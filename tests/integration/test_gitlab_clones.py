@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import stat
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -461,7 +463,13 @@ async def _logged(caplog: pytest.LogCaptureFixture, text: str) -> None:
             await asyncio.sleep(0.01)  # polls for the log line; decides nothing by itself
 
 
-async def test_a_run_waits_for_another_process_then_goes_on(tmp_path, fake, caplog):
+@contextlib.asynccontextmanager
+async def _run_kept_waiting(tmp_path, fake, caplog) -> AsyncIterator[tuple[asyncio.Task, Path]]:
+    """A refresh started while another process holds the clones, and seen to wait for them.
+
+    When the block ends the other process lets go, and the run is waited for before the
+    index closes.
+    """
     _one(fake)
     root = _clone(tmp_path, "acme/widgets").parent
     root.mkdir(parents=True)
@@ -469,26 +477,24 @@ async def test_a_run_waits_for_another_process_then_goes_on(tmp_path, fake, capl
         with another_process_holding(root):
             run = asyncio.create_task(engine.refresh())
             await _logged(caplog, "another process is refreshing the clones")
-            assert not run.done()
-        report = await run  # the other process has finished
+            yield run, root
+        await asyncio.wait({run})
+
+
+async def test_a_run_waits_for_another_process_then_goes_on(tmp_path, fake, caplog):
+    async with _run_kept_waiting(tmp_path, fake, caplog) as (run, _):
+        assert not run.done()
+    report = run.result()  # it went on once the other process had finished
     assert [o.status for o in report.outcomes] == ["indexed"]
 
 
 async def test_a_run_stopped_while_it_waits_for_the_clones_holds_nothing(tmp_path, fake, caplog):
-    from bot.clones import Clones
-
-    _one(fake)
-    root = _clone(tmp_path, "acme/widgets").parent
-    root.mkdir(parents=True)
-    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
-        with another_process_holding(root):
-            run = asyncio.create_task(engine.refresh())
-            await _logged(caplog, "another process is refreshing the clones")
-            run.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await run
-        # Nothing of the stopped run goes on to take the directory once it is free.
-        Clones(root, {}, lock_wait=0).prepare()
+    async with _run_kept_waiting(tmp_path, fake, caplog) as (run, root):
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+    # Nothing of the stopped run goes on to take the directory once it is free.
+    clones_module.Clones(root, {}, lock_wait=0).prepare()
 
 
 async def test_a_wrong_token_for_git_says_to_set_or_renew_it(tmp_path, fake):
