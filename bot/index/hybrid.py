@@ -22,14 +22,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from bot.errors import StoreError
 from bot.index.embedder import Embedder
 from bot.index.fusion import fuse
 from bot.index.query import build_query
@@ -146,15 +144,9 @@ class HybridRetriever:
             *(c for c, _ in fused_named[:reach]),
             *(c for c, _ in fused_general[:reach]),
         ]
-        try:
-            passages = known | await self._fts.passages(
-                [c for c in dict.fromkeys(wanted) if c not in known]
-            )
-        except sqlite3.Error as exc:
-            raise StoreError(
-                f"Reading passages from the index at {self._store.path} failed ({exc}). "
-                "Run 'python -m bot.cli index build' to rebuild it."
-            ) from None
+        passages = known | await self._fts.passages(
+            [c for c in dict.fromkeys(wanted) if c not in known]
+        )
         top = max((s for _, s in fused_general), default=0.0)
         pinned_results = [
             dataclasses.replace(passages[c], score=top + 1.0 / (i + 1))
@@ -196,23 +188,17 @@ class HybridRetriever:
 
     async def _current(self) -> _Snapshot:
         """The symbol table and vectors of the index as it is now, reloaded when it changed."""
-        try:
-            row = await self._store.fetchone("SELECT generation FROM chunk_generation WHERE id = 1")
-            generation = int(row[0]) if row else 0
+        row = await self._store.fetchone("SELECT generation FROM chunk_generation WHERE id = 1")
+        generation = int(row[0]) if row else 0
+        snap = self._snapshot
+        if snap is not None and snap.generation == generation:
+            return snap
+        async with self._loading:
             snap = self._snapshot
-            if snap is not None and snap.generation == generation:
-                return snap
-            async with self._loading:
-                snap = self._snapshot
-                if snap is None or snap.generation != generation:
-                    snap = await self._load(generation)
-                    self._snapshot = snap
-                return snap
-        except sqlite3.Error as exc:
-            raise StoreError(
-                f"Reading the index at {self._store.path} failed ({exc}). "
-                "Run 'python -m bot.cli index build' to rebuild it."
-            ) from None
+            if snap is None or snap.generation != generation:
+                snap = await self._load(generation)
+                self._snapshot = snap
+            return snap
 
     async def _load(self, generation: int) -> _Snapshot:
         rows = await self._store.fetchall(

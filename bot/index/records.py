@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.answer.composer import Answer, Usage
-from bot.errors import StoreError, UsageError
+from bot.errors import UsageError
 from bot.index.store import Store, now
 
 if TYPE_CHECKING:
@@ -90,13 +90,7 @@ def asked_from(outcome: Outcome, origin: str, draft: Answer | None, total_ms: fl
 
 async def record(store: Store, asked: Asked) -> Recorded:
     """Write one question with its passages, outcome and citations, in one transaction."""
-    try:
-        return await store.transact(lambda conn: _insert(conn, asked, now()))
-    except sqlite3.Error as exc:
-        raise StoreError(
-            f"Recording the question in {store.path} failed ({exc}). Check that the file is "
-            "writable and the disk has room."
-        ) from None
+    return await store.transact(lambda conn: _insert(conn, asked, now()))
 
 
 def _insert(conn: sqlite3.Connection, asked: Asked, at: str) -> Recorded:
@@ -175,8 +169,6 @@ async def vote(store: Store, answer_id: int, voter: str, helpful: bool) -> None:
             )
     except sqlite3.IntegrityError:
         raise UsageError(f"There is no recorded answer {answer_id} to vote on.") from None
-    except sqlite3.Error as exc:
-        raise StoreError(f"Recording the vote in {store.path} failed ({exc}).") from None
 
 
 async def vote_counts(store: Store, answer_id: int) -> tuple[int, int]:
@@ -199,8 +191,5 @@ ORDER BY q.asked_at DESC, q.id DESC
 
 async def declines(store: Store, since: str | None = None) -> list[DeclineRow]:
     """Declined questions asked at or after ``since`` (ISO 8601), newest first."""
-    try:
-        rows = await store.fetchall(_DECLINES_SQL, (since or "",))
-    except sqlite3.Error as exc:
-        raise StoreError(f"Reading the gap backlog from {store.path} failed ({exc}).") from None
+    rows = await store.fetchall(_DECLINES_SQL, (since or "",))
     return [DeclineRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]

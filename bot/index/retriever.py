@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.corpus.urls import blob_url, local_url
-from bot.errors import StoreError
 from bot.index.query import build_query, identifiers, query_terms
 from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
 from bot.index.store import Store
@@ -169,13 +168,10 @@ class FtsRetriever:
         """
         searched = set(query_terms(question))  # a pasted stack trace asks at most this many
         unknown = []
-        try:
-            for name in (n for n in identifiers(question) if n in searched):
-                row = await self._store.fetchone(_KNOWN_SQL, (f'"{name}"',))
-                if row is None or not row[0]:
-                    unknown.append(name)
-        except sqlite3.Error as exc:
-            raise self._unreadable(exc) from None
+        for name in (n for n in identifiers(question) if n in searched):
+            row = await self._store.fetchone(_KNOWN_SQL, (f'"{name}"',))
+            if row is None or not row[0]:
+                unknown.append(name)
         return unknown
 
     async def search(self, query: str, limit: int, source: str | None = None) -> list[Result]:
@@ -191,25 +187,22 @@ class FtsRetriever:
         # middling in the other must still be there to have its two scores added. Measured on
         # the benchmark corpus, 128 rows rank exactly as 256 did, in two thirds of the time.
         depth = max(limit * 4, 128)
-        try:
-            heads, bodies = await asyncio.gather(
-                self._rank(
-                    "chunks_head_fts",
-                    f"{w.heading}, {w.heading_terms}, {w.heading_path}",
-                    query,
-                    depth,
-                    source,
-                ),
-                self._rank("chunks_body_fts", f"{w.terms}, {w.body}", query, depth, source),
-            )
-            scores = dict.fromkeys(heads.keys() | bodies.keys(), 0.0)
-            for chunk_id, score in heads.items():
-                scores[chunk_id] += w.headings_share * score
-            for chunk_id, score in bodies.items():
-                scores[chunk_id] += score
-            rows = await self._fetch(_CANDIDATES_SQL, list(scores))
-        except sqlite3.Error as exc:
-            raise self._unreadable(exc) from None
+        heads, bodies = await asyncio.gather(
+            self._rank(
+                "chunks_head_fts",
+                f"{w.heading}, {w.heading_terms}, {w.heading_path}",
+                query,
+                depth,
+                source,
+            ),
+            self._rank("chunks_body_fts", f"{w.terms}, {w.body}", query, depth, source),
+        )
+        scores = dict.fromkeys(heads.keys() | bodies.keys(), 0.0)
+        for chunk_id, score in heads.items():
+            scores[chunk_id] += w.headings_share * score
+        for chunk_id, score in bodies.items():
+            scores[chunk_id] += score
+        rows = await self._fetch(_CANDIDATES_SQL, list(scores))
         # The ranking weight (lists of links, code, deprecation) applies before the cut.
         ranked = sorted(rows, key=lambda r: (-scores[r[0]] * r[4], r[0]))[:limit]
         return [
@@ -219,18 +212,9 @@ class FtsRetriever:
 
     async def _results(self, chosen: list[Candidate]) -> list[Result]:
         """The full, citable passages of the chosen candidates, in their order."""
-        try:
-            rows = await self._fetch(_ROWS_SQL, [c.chunk_id for c in chosen])
-        except sqlite3.Error as exc:
-            raise self._unreadable(exc) from None
+        rows = await self._fetch(_ROWS_SQL, [c.chunk_id for c in chosen])
         by_id = {row["id"]: row for row in rows}
         return [_result(by_id[c.chunk_id], c.score) for c in chosen if c.chunk_id in by_id]
-
-    def _unreadable(self, exc: sqlite3.Error) -> StoreError:
-        return StoreError(
-            f"Searching the index at {self._store.path} failed ({exc}). "
-            "Run 'python -m bot.cli index build' to rebuild it."
-        )
 
     async def _rank(
         self, table: str, weights: str, query: str, depth: int, source: str | None

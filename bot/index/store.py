@@ -139,7 +139,7 @@ class Store:
         async with self.read() as conn:
             try:
                 return list(await conn.execute_fetchall(sql, params))
-            except sqlite3.DatabaseError as exc:
+            except sqlite3.Error as exc:
                 raise _failed(self.path, exc) from None
 
     async def fetchone(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Row | None:
@@ -159,18 +159,18 @@ class Store:
         async with self._write_lock:
             try:
                 await self._writer.execute("BEGIN IMMEDIATE")
-            except sqlite3.DatabaseError as exc:
+            except sqlite3.Error as exc:
                 raise _failed(self.path, exc) from None
             try:
                 yield self._writer
             except BaseException as exc:
                 await self._roll_back()
-                if isinstance(exc, sqlite3.DatabaseError):
+                if isinstance(exc, sqlite3.Error):
                     raise _failed(self.path, exc) from None
                 raise
             try:
                 await self._writer.execute("COMMIT")
-            except sqlite3.DatabaseError as exc:
+            except sqlite3.Error as exc:
                 await self._roll_back()
                 raise _failed(self.path, exc) from None
 
@@ -190,7 +190,7 @@ class Store:
         async with self._write_lock:
             try:
                 return await self._transactor.run(work)
-            except sqlite3.DatabaseError as exc:
+            except sqlite3.Error as exc:
                 raise _failed(self.path, exc) from None
 
 
@@ -283,11 +283,12 @@ async def _configure(conn: aiosqlite.Connection, path: Path, *, wal: bool) -> No
         raise _unreadable(path, exc) from None
 
 
-def _failed(path: Path, exc: sqlite3.DatabaseError) -> Exception:
+def _failed(path: Path, exc: sqlite3.Error) -> Exception:
     """What an error from SQLite means to whoever ran the command, and what they can do.
 
-    A broken constraint is the caller's to explain (a vote on an answer that does not
-    exist), so it passes through; everything else is about the file, not the statement.
+    Every read and write of the index comes through here, so its callers need no error
+    handling of their own. A broken constraint is the caller's to explain (a vote on an
+    answer that does not exist), so it passes through; everything else is about the file.
     """
     if isinstance(exc, sqlite3.IntegrityError):
         return exc

@@ -8,7 +8,6 @@ was (the transaction never commits), and readers never see a half-written source
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -16,7 +15,6 @@ import aiosqlite
 
 from bot.corpus.chunk import Chunk, Kind
 from bot.corpus.identifiers import search_terms
-from bot.errors import StoreError
 from bot.forge.candidates import Candidate
 from bot.index.selection import text_key
 from bot.index.store import Store, now
@@ -297,9 +295,6 @@ async def compact_search_indexes(store: Store) -> None:
     Raises:
         StoreError: the merge failed; every search index is as it was before it.
     """
-    try:
-        async with store.write() as conn:
-            for statement in _OPTIMIZE_SQL:
-                await conn.execute(statement)
-    except sqlite3.Error as exc:
-        raise StoreError(f"Merging the search indexes of {store.path} failed ({exc}).") from None
+    async with store.write() as conn:
+        for statement in _OPTIMIZE_SQL:
+            await conn.execute(statement)

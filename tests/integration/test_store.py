@@ -244,3 +244,16 @@ async def test_a_busy_writer_says_another_process_holds_it(tmp_path):
     assert "another process" in str(_failed(path, busy.value))
     integrity = sqlite3.IntegrityError("FOREIGN KEY constraint failed")
     assert _failed(path, integrity) is integrity  # the caller's to explain
+
+
+async def test_every_sqlite_failure_reaches_callers_as_a_store_error(tmp_path):
+    # Callers of the store (records, retrieval, the writer) have no error handling of their
+    # own, so whatever SQLite raises, not only its database errors, arrives as a StoreError.
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        with pytest.raises(StoreError, match="could not be used"):
+            await store.fetchall("SELECT ?", ())  # sqlite3.ProgrammingError
+        with pytest.raises(StoreError, match="could not be used"):
+            await store.transact(lambda conn: conn.execute("SELECT ?", ()))
+        with pytest.raises(StoreError, match="could not be used"):
+            async with store.write() as conn:
+                await conn.execute("SELECT ?", ())
