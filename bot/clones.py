@@ -133,6 +133,15 @@ def _refused(exc: git.exc.GitCommandError) -> ForgeError | None:
     return None
 
 
+def _forge_failure(exc: git.exc.GitCommandError) -> ForgeError | None:
+    """The forge refusing, failing or out of reach, if that is why git failed."""
+    if (refused := _refused(exc)) is not None:
+        return refused
+    if _is_unreachable(exc):
+        return ForgeUnreachable(f"cannot reach the repository: {_message(exc)}")
+    return None
+
+
 def _message(exc: git.exc.GitCommandError) -> str:
     lines = [line.strip() for line in str(exc.stderr or "").splitlines() if line.strip()]
     text = "; ".join(line.removeprefix("stderr: ").strip("'") for line in lines[-3:])
@@ -290,10 +299,8 @@ class Clones:
                 "refs/tags/*",
             )  # fmt: skip
         except git.exc.GitCommandError as exc:
-            if (refused := _refused(exc)) is not None:
-                raise refused from None
-            if _is_unreachable(exc):
-                raise ForgeUnreachable(f"cannot reach the repository: {_message(exc)}") from None
+            if (failure := _forge_failure(exc)) is not None:
+                raise failure from None
             raise SourceError(f"listing the repository's refs failed: {_message(exc)}") from None
         head: str | None = None
         tags: dict[str, str] = {}
@@ -364,10 +371,8 @@ class Clones:
         try:
             return self._update_repo(repo, url, branch, release, keep_tags=keep_tags)
         except git.exc.GitCommandError as exc:
-            if (refused := _refused(exc)) is not None:
-                raise refused from None
-            if _is_unreachable(exc):
-                raise ForgeUnreachable(f"cannot reach the repository: {_message(exc)}") from None
+            if (failure := _forge_failure(exc)) is not None:
+                raise failure from None
             raise _CannotFastForward(f"git failed: {_message(exc)}") from None
         except (ValueError, TypeError, OSError, git.exc.GitError) as exc:
             raise _CannotFastForward(f"the repository is damaged: {exc}") from None
@@ -458,10 +463,8 @@ class Clones:
                 repo.close()
         except git.exc.GitCommandError as exc:
             shutil.rmtree(temp, ignore_errors=True)
-            if (refused := _refused(exc)) is not None:
-                raise refused from None
-            if _is_unreachable(exc):
-                raise ForgeUnreachable(f"cannot reach the repository: {_message(exc)}") from None
+            if (failure := _forge_failure(exc)) is not None:
+                raise failure from None
             raise SourceError(f"cloning failed: {_message(exc)}") from None
         except BaseException:
             shutil.rmtree(temp, ignore_errors=True)
