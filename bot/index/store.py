@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -79,6 +80,7 @@ class Store:
         transactor: _Transactor,
     ):
         self.path = path
+        self._file = _identity(path)
         self._readers = readers
         self._idle: asyncio.Queue[aiosqlite.Connection] = asyncio.Queue()
         for reader in readers:
@@ -157,6 +159,7 @@ class Store:
     async def write(self) -> AsyncIterator[aiosqlite.Connection]:
         """One write transaction: commits when the block ends, rolls back if it raises."""
         async with self._write_lock:
+            self._check_same_file()
             try:
                 await self._writer.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
@@ -174,6 +177,20 @@ class Store:
                 await self._roll_back()
                 raise _failed(self.path, exc) from None
 
+    def _check_same_file(self) -> None:
+        """Refuse to write once the file at ``path`` is no longer the one this store opened.
+
+        SQLite writes on through its open handle when the file is deleted or replaced, so
+        everything written afterwards would vanish at the next start, silently.
+        """
+        if _identity(self.path) != self._file:
+            raise StoreError(
+                f"The index file at {self.path} was deleted or replaced while phpbotscout "
+                "had it open, so nothing more can be saved to it. Restart phpbotscout: it "
+                "then opens the file now at that path, or builds a new index there with "
+                "'python -m bot.cli index build'."
+            )
+
     async def _roll_back(self) -> None:
         # SQLite ends some failed transactions itself (a full disk); rolling back again would
         # fail too, and hide why.
@@ -188,6 +205,7 @@ class Store:
         ``work`` returns and rolls back if it raises (the exception is raised here).
         """
         async with self._write_lock:
+            self._check_same_file()
             try:
                 return await self._transactor.run(work)
             except sqlite3.Error as exc:
@@ -317,6 +335,15 @@ def _failed(path: Path, exc: sqlite3.Error) -> Exception:
         f"The index at {path} could not be used ({exc}). If this happens again, the file may "
         "be damaged: move it aside and run 'python -m bot.cli index build' to build a new one."
     )
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path``; ``None`` once nothing is there."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _unreadable(path: Path, exc: Exception) -> StoreError:

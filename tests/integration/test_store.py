@@ -257,3 +257,30 @@ async def test_every_sqlite_failure_reaches_callers_as_a_store_error(tmp_path):
         with pytest.raises(StoreError, match="could not be used"):
             async with store.write() as conn:
                 await conn.execute("SELECT ?", ())
+
+
+async def _insert_source(store: Store, name: str) -> None:
+    async with store.write() as conn:
+        await conn.execute(
+            "INSERT INTO sources (name, origin, location, verdict, clause) "
+            "VALUES (?, 'local', '/a', 'admitted', 'local')",
+            (name,),
+        )
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+async def test_an_index_file_deleted_or_replaced_while_open_is_not_written_to(tmp_path, how):
+    path = tmp_path / "i.sqlite"
+    async with await Store.open(path) as store:
+        await _insert_source(store, "before")
+        for leftover in tmp_path.glob("i.sqlite*"):
+            leftover.unlink()
+        if how == "replaced":
+            await (await Store.open(tmp_path / "other.sqlite")).close()
+            (tmp_path / "other.sqlite").rename(path)
+        for write in (
+            lambda: _insert_source(store, "after"),
+            lambda: store.transact(_add_source("x")),
+        ):
+            with pytest.raises(StoreError, match=f"{how}.*Restart phpbotscout"):
+                await write()
