@@ -337,6 +337,17 @@ class _Console(Console):
         raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
 
+class _TerminalSafeLog(logging.Formatter):
+    """Log lines that cannot drive the terminal showing standard error.
+
+    Log messages carry source names, paths and errors from repositories and the forge; every
+    line is escaped here, once, as the commands' own output is, rather than at each call.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        return render.terminal_safe(super().format(record))
+
+
 def _print_json(data: Any) -> None:
     print(render.json_text(data))
 
@@ -436,11 +447,12 @@ def _main(argv: Sequence[str] | None) -> int:
         hint = f"Run '{exc.parser.prog} --help' to see what it takes."
         _print_json({"error": {"kind": "usage", "message": f"{exc.message}. {hint}"}})
         return 2
+    log_handler = logging.StreamHandler(sys.stderr)
+    log_handler.setFormatter(_TerminalSafeLog("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(
         # A service logs what it does; a one-shot command only what went wrong.
         level=logging.INFO if args.verbose or args.command == "serve" else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+        handlers=[log_handler],
     )
     # The model SDK's HTTP client logs every request at INFO: noise in a service's log.
     for chatty in ("httpx", "httpx2"):

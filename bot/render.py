@@ -23,7 +23,11 @@ NO_MODEL_NOTICE = (
 )
 
 
-_CONTROL = re.compile(r"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Marks and overrides that change the order in which the characters after them are shown:
+# a name or heading holding one can make the terminal show something other than the text
+# (the "Trojan Source" trick), so they are shown as escapes as control characters are.
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(rf"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 
 
 def terminal_safe(text: str) -> str:
@@ -31,21 +35,27 @@ def terminal_safe(text: str) -> str:
 
     Indexed text, headings, paths and answers come from repositories and models, not from
     the person at the terminal: an escape sequence in them could retitle the window, hide
-    text or rewrite what was printed. Every control character but newline and tab is shown
-    as an escape such as ``\x1b`` instead, and a CRLF line end is just a line end.
+    text or rewrite what was printed, and a direction override could reorder what is read.
+    Every control character but newline and tab, and every direction control, is shown as
+    an escape such as ``\x1b`` or ``\u202e`` instead, and a CRLF line end is just a line end.
     """
-    return _CONTROL.sub(lambda m: "\n" if m[0] == "\r\n" else f"\\x{ord(m[0]):02x}", text)
+    return _CONTROL.sub(lambda m: "\n" if m[0] == "\r\n" else _escaped(m[0]), text)
 
 
-_RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_RAW_IN_JSON = re.compile(rf"[\x7f-\x9f{_BIDI}]")
 
 
 def json_text(data: Any) -> str:
     r"""``data`` as indented JSON in which no character can drive a terminal.
 
-    ``json.dumps`` escapes C0 controls but leaves DEL and the C1 controls as they are, and
-    some terminals obey C1 controls. They can only stand inside JSON strings, where a
-    ``\u`` escape reads back as the same character.
+    ``json.dumps`` escapes C0 controls but leaves DEL, the C1 controls and the direction
+    controls as they are, and some terminals obey C1 controls. They can only stand inside
+    JSON strings, where a ``\u`` escape reads back as the same character.
     """
     dumped = json.dumps(data, ensure_ascii=False, indent=2)
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", dumped)

@@ -202,6 +202,21 @@ Feature: Asking for the passages that answer a question
     And the output says "Tuning trick \x1b]0;pwned\x07"
     And the output says "\x1b[8mhidden\x1b[0m"
 
+  Scenario: Direction overrides in the documentation are shown, never allowed to reorder it
+    Given a git repository "tricks" whose "docs/trick.md" has a heading reversed in part
+    And the index has been built
+    When I run `python -m bot.cli ask "what does the trick do?" --retrieval-only`
+    Then the exit code is 0
+    And no control character reaches the terminal
+    And the output says "Reversing \u202etrick\u202c"
+
+  Scenario: The log shows a repository's escapes and direction overrides, never sends them
+    Given a git repository whose name reverses part of it and retitles the terminal
+    When I run `python -m bot.cli -v index build` as a process of its own
+    Then the exit code is 0
+    And no control character reaches the terminal
+    And the error says "refreshed tricks\u2067\u202eexe.\u202c\u2069\x1b]0;pwned\x07: indexed"
+
   Scenario: Escape sequences in the documentation stay escaped in JSON
     Given a git repository "tricks" whose "docs/trick.md" retitles the terminal and hides text
     And the index has been built

@@ -14,7 +14,7 @@ from pytest_bdd import given, parsers, then, when
 
 from bot.cli import main
 from tests.gitrepo import commit, make_repo
-from tests.pipes import run_with_reader_gone
+from tests.pipes import run_cli, run_with_reader_gone
 
 
 @dataclass
@@ -95,6 +95,14 @@ def run(world: World, command: str, capsys: pytest.CaptureFixture[str]) -> None:
     world.code = main(argv[3:])
     captured = capsys.readouterr()
     world.stdout, world.stderr = captured.out, captured.err
+
+
+@when(parsers.parse("I run {command} as a process of its own"))
+def run_process(world: World, command: str) -> None:
+    argv = shlex.split(command.strip("`"))
+    assert argv[:3] == ["python", "-m", "bot.cli"], command
+    done = run_cli(argv[3:], cwd=world.root)
+    world.code, world.stdout, world.stderr = done.returncode, done.stdout, done.stderr
 
 
 @when(parsers.parse("I pipe {command} into a reader that has gone"))

@@ -9,7 +9,11 @@ scenarios("ask_retrieval.feature")
 
 TRICK_HEADING = "Tuning trick \x1b]0;pwned\x07"  # sets the terminal's title
 TRICK_TEXT = "The trick makes \x1b[8mhidden\x1b[0m text.\x9b2J"  # concealed, then a C1 clear
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A heading and a repository name that a direction override would show partly reversed.
+REVERSED_HEADING = "Reversing \u202etrick\u202c"
+REVERSED_NAME = "tricks\u2067\u202eexe.\u202c\u2069\x1b]0;pwned\x07"
+# Control characters, and the marks and overrides that reorder the text after them.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @then(parsers.parse('passage {rank:d} is "{heading}" from "{path}"'))
@@ -41,9 +45,21 @@ def tricky_repository(world: World, repo: str, path: str) -> None:
     make_repo(world.estate / repo, {path: f"# Tricks\n\n## {TRICK_HEADING}\n\n{TRICK_TEXT}\n"})
 
 
+@given(parsers.parse('a git repository "{repo}" whose "{path}" has a heading reversed in part'))
+def reversing_repository(world: World, repo: str, path: str) -> None:
+    make_repo(world.estate / repo, {path: f"# Tricks\n\n## {REVERSED_HEADING}\n\n{TRICK_TEXT}\n"})
+
+
+@given("a git repository whose name reverses part of it and retitles the terminal")
+def reversing_name(world: World) -> None:
+    make_repo(world.estate / REVERSED_NAME, {"README.md": f"# Tricks\n\n{TRICK_TEXT}\n"})
+
+
 @then("no control character reaches the terminal")
 def no_control_character(world: World) -> None:
+    # Standard error is the terminal too: errors and the log are written there.
     assert not CONTROL.search(world.stdout), repr(world.stdout)
+    assert not CONTROL.search(world.stderr), repr(world.stderr)
 
 
 @then(parsers.parse("passage {rank:d} holds the escape sequences as they were written"))

@@ -1,4 +1,4 @@
-"""Running ``python -m bot.cli`` as a process whose reader has gone, as with ``| head -n1``."""
+"""Running ``python -m bot.cli`` from this checkout as a process of its own."""
 
 from __future__ import annotations
 
@@ -11,24 +11,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_with_reader_gone(argv: Sequence[str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """Run the CLI from this checkout with ``argv``; its standard output is a pipe nobody reads."""
-    reader, writer = os.pipe()
-    os.close(reader)  # gone before the first byte: every write fails, whatever its timing
+def run_cli(
+    argv: Sequence[str], cwd: Path = ROOT, stdout: int = subprocess.PIPE
+) -> subprocess.CompletedProcess[str]:
+    """Run the CLI with ``argv``, as a shell would; what it writes to standard error is kept.
+
+    In its own process the CLI configures logging itself, which it cannot do inside a test
+    run whose logging is already configured.
+    """
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     }
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", *argv],
+        cwd=cwd,
+        env=env,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def run_with_reader_gone(argv: Sequence[str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """Run the CLI with ``argv``; its standard output is a pipe nobody reads."""
+    reader, writer = os.pipe()
+    os.close(reader)  # gone before the first byte: every write fails, whatever its timing
     try:
-        return subprocess.run(
-            [sys.executable, "-m", "bot.cli", *argv],
-            cwd=cwd,
-            env=env,
-            stdout=writer,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        return run_cli(argv, cwd, stdout=writer)
     finally:
         os.close(writer)

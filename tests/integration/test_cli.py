@@ -8,6 +8,7 @@ import pytest
 from bot.cli import build_parser, main
 from tests.fakes.anthropic_server import KEY, citing
 from tests.gitrepo import make_repo
+from tests.pipes import run_cli
 
 PAGE = (
     "# Widgets\n\nAbout widgets.\n\n"
@@ -166,17 +167,21 @@ def test_status_and_sources_before_any_build_say_how_to_build(configured, capsys
 TITLE = "\x1b]0;pwned\x07"  # sets the terminal's title
 HIDDEN = "\x1b[8mhidden\x1b[0m"  # concealed text
 CSI = "\x9b2J"  # the C1 form of an escape sequence: clears the screen
-RAW = ("\x1b", "\x07", "\x9b")
+REVERSED = "\u2067\u202edepth\u202c\u2069"  # shown right to left: "htped"
+RAW = ("\x1b", "\x07", "\x9b", "\u2067", "\u202e", "\u202c", "\u2069")
 HOSTILE = (
-    f"# Frobnicator {TITLE}\n\n## Tuning the frobnicator {HIDDEN}\n\n"
+    f"# Frobnicator {TITLE}\n\n## Tuning the frobnicator {HIDDEN}{REVERSED}\n\n"
     f"Set the frobnication depth to seven. {TITLE} {HIDDEN} {CSI}\r\nDone.\n"
 )
 
 
 @pytest.fixture
 def hostile(home: Path, tmp_path: Path) -> Path:
-    """A repository whose name, file path, headings and text carry terminal escapes."""
-    make_repo(tmp_path / "estate" / f"widgets{TITLE}", {f"docs/{HIDDEN}.md": HOSTILE})
+    """A repository whose name, file path, headings and text carry terminal escapes.
+
+    Its name and a heading also reverse a word, as a bidirectional override shows it.
+    """
+    make_repo(tmp_path / "estate" / f"widgets{TITLE}{REVERSED}", {f"docs/{HIDDEN}.md": HOSTILE})
     (tmp_path / "phpbotscout.toml").write_text(
         f'[sources]\nlocal = ["{tmp_path / "estate"}"]\n[index]\npath = "index.sqlite"\n'
     )
@@ -201,7 +206,7 @@ def test_terminal_output_shows_escapes_from_the_index_and_never_sends_them(hosti
         code, out, _ = run(capsys, "ask", "frobnication depth", *extra)
         assert code == 0
         assert_inert(out)
-        assert "Tuning the frobnicator \\x1b[8mhidden\\x1b[0m" in out
+        assert "Tuning the frobnicator \\x1b[8mhidden\\x1b[0m\\u2067\\u202edepth" in out
         assert "\\x1b]0;pwned\\x07" in out
     code, out, _ = run(capsys, "ask", "zyzzyva \x1b[Kquux\x07")
     assert code == 0 and "nothing in the index matches" in out
@@ -233,10 +238,20 @@ def test_json_escapes_every_control_character_and_reads_back_unchanged(hostile, 
         assert_inert(out)
         data = json.loads(out)
         first = (data.get("results") or data["passages"])[0]
-        assert first["repo"] == f"widgets{TITLE}"
+        assert first["repo"] == f"widgets{TITLE}{REVERSED}"
         assert first["path"] == f"docs/{HIDDEN}.md"
-        assert first["heading"] == f"Tuning the frobnicator {HIDDEN}"
+        assert first["heading"] == f"Tuning the frobnicator {HIDDEN}{REVERSED}"
         assert CSI in first["text"]
+
+
+def test_log_lines_show_escapes_from_a_repository_and_never_send_them(hostile):
+    done = run_cli(["--verbose", "index", "build"], cwd=hostile)
+    assert done.returncode == 0, done.stderr
+    assert_inert(done.stdout + done.stderr)
+    assert (
+        "INFO bot.refresh: refreshed widgets\\x1b]0;pwned\\x07\\u2067\\u202edepth\\u202c\\u2069: "
+        "indexed"
+    ) in done.stderr.splitlines()
 
 
 def test_a_refresh_interval_for_no_source_is_a_warning_naming_it(configured, capsys):

@@ -95,7 +95,8 @@ def test_times_in_the_future_or_missing_read_sensibly():
     assert not render.when_text("2999-01-01T00:00:00+00:00").startswith("-")
 
 
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters, and the marks and overrides that reorder the text after them.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def test_control_characters_are_shown_as_escapes_and_line_ends_kept():
@@ -103,7 +104,14 @@ def test_control_characters_are_shown_as_escapes_and_line_ends_kept():
     assert shown == "a\\x1b]0;pwned\\x07 \\x1b[8mhidden\\x1b[0m\\x9b2J\nb\\x0dc\td\n"
 
 
-@given(st.text())
+def test_direction_controls_are_shown_as_escapes_so_nothing_is_reordered():
+    shown = render.terminal_safe(
+        "api\u202e\u2066lmth.exe\u2069\u202c \u200e\u200f\u061c\u202a\u202b"
+    )
+    assert shown == "api\\u202e\\u2066lmth.exe\\u2069\\u202c \\u200e\\u200f\\u061c\\u202a\\u202b"
+
+
+@given(st.text() | st.lists(st.sampled_from("a\x1b\u202e\u2067\u200f")).map("".join))
 def test_no_control_character_but_newline_and_tab_reaches_the_terminal(text):
     shown = render.terminal_safe(text)
     assert not CONTROL.search(shown)
@@ -111,7 +119,12 @@ def test_no_control_character_but_newline_and_tab_reaches_the_terminal(text):
         assert shown == text
 
 
-@given(st.recursive(st.text() | st.integers() | st.none(), lambda inner: st.lists(inner)))
+@given(
+    st.recursive(
+        st.text() | st.integers() | st.just("\u202e\u2066") | st.none(),
+        lambda inner: st.lists(inner),
+    )
+)
 def test_json_output_holds_no_control_character_and_reads_back_unchanged(data):
     dumped = render.json_text({"key\x9b": data})
     assert not CONTROL.search(dumped.replace("\n", " "))
