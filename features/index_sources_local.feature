@@ -89,7 +89,18 @@ Feature: Explaining which local repositories are indexed
     Then the exit code is 0
     When I run `python -m bot.cli index sources --json`
     Then source "widgets" is "admitted" by clause "local"
-    And no source "widgets (duplicate)" is listed
+    And no duplicate of "widgets" is listed
+
+  Scenario: Every other repository with an indexed name is explained on its own, by its path
+    Given another git repository "widgets" in "shelf"
+    And another git repository "widgets" in "attic"
+    And the configuration also lists "shelf"
+    And the configuration also lists "attic"
+    And the index has been built
+    When I run `python -m bot.cli index sources --json`
+    Then source "widgets" is "admitted" by clause "local"
+    And the "widgets" in "shelf" is a duplicate, saying the estate's is the one indexed
+    And the "widgets" in "attic" is a duplicate, saying the estate's is the one indexed
 
   Scenario: A file listed as a source is said to be a file
     Given a file "notes.md" beside the configuration

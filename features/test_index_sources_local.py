@@ -49,6 +49,12 @@ def source_not_listed(world: World, name: str) -> None:
     assert listed and name not in listed, listed
 
 
+@then(parsers.parse('no duplicate of "{name}" is listed'))
+def no_duplicate_listed(world: World, name: str) -> None:
+    listed = {row["source"] for row in world.json()}
+    assert name in listed and not any(s.startswith(f"{name} (duplicate") for s in listed), listed
+
+
 @then(parsers.parse('a passage comes from "{name}"'))
 def a_passage_from(world: World, name: str) -> None:
     assert any(r["repo"] == name for r in world.json()["results"])
@@ -59,6 +65,25 @@ def configuration_also_lists(world: World, entry: str) -> None:
     path = world.root / "phpbotscout.toml"
     listed = f'local = ["{world.estate}"'
     path.write_text(path.read_text().replace(listed, f'{listed}, "{entry}"', 1))
+
+
+@given(parsers.parse('another git repository "{name}" in "{directory}"'))
+def repository_elsewhere(world: World, name: str, directory: str) -> None:
+    make_repo(world.root / directory / name, {"README.md": f"# {name}\n\nAnother {name}.\n"})
+
+
+@then(
+    parsers.parse(
+        'the "{name}" in "{directory}" is a duplicate, saying the estate\'s is the one indexed'
+    )
+)
+def duplicate_explained(world: World, name: str, directory: str) -> None:
+    path = world.root / directory / name
+    rows = {row["source"]: row for row in world.json()}
+    row = rows[f"{name} (duplicate at {path})"]
+    assert (row["verdict"], row["clause"]) == ("unresolved", "duplicate")
+    assert row["detail"].startswith(f"{path} is another repository called {name!r}"), row
+    assert f"the name goes to {world.estate / name}, which" in row["detail"], row
 
 
 @given(parsers.parse('a file "{name}" beside the configuration'))

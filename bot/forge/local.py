@@ -59,9 +59,10 @@ def discover_local(
 
     Exclusions are applied first and are absolute. A path that is missing, a file, or a
     directory holding no repositories yields an *unresolved* candidate that says so. One
-    repository reached through several configured paths is one candidate; two different
-    repositories with one name are reported as a duplicate. A repository with no commit
-    yet is rejected as ``empty``, as a GitLab project is.
+    repository reached through several configured paths is one candidate; of different
+    repositories with one name, the one reached first takes the name and every later one is
+    a duplicate listed under the name and its path. A repository with no commit yet is
+    rejected as ``empty``, as a GitLab project is.
     """
     found: list[tuple[str, Path]] = []
     problems: list[Candidate] = []
@@ -92,21 +93,25 @@ def discover_local(
     for name, path in found:
         reached.setdefault(path.resolve(), (name, []))[1].append(path)
 
+    # The first repository of a name, in the order the entries are listed (a directory's
+    # repositories in the order of their names), takes the name; each later one is listed
+    # under the name and its path, so that every one of them is explained on its own.
     candidates: list[Candidate] = []
-    seen: dict[str, Path] = {}
+    first: dict[str, Path] = {}
     for name, (path, *others) in reached.values():
+        owner = first.setdefault(name, path)
+        key = name if owner == path else f"{name} (duplicate at {path})"
         if name in exclude:
             candidates.append(
-                _local(name, path, Verdict.REJECTED, "excluded", "listed in sources.exclude")
+                _local(key, path, Verdict.REJECTED, "excluded", "listed in sources.exclude")
             )
-        elif name in seen:
+        elif owner != path:
             detail = (
-                f"is another repository called {name!r}; the one indexed under that name is "
-                f"{seen[name]}. Rename one of them"
+                f"is another repository called {name!r}, so it is not indexed: the name goes "
+                f"to {owner}, which sources.local reaches first. Rename one of them to index both"
             )
-            candidates.append(_unresolved(name + " (duplicate)", path, "duplicate", detail))
+            candidates.append(_unresolved(key, path, "duplicate", detail))
         else:
-            seen[name] = path
             candidates.append(_admitted(name, path, others))
     return candidates + problems
 

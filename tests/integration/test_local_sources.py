@@ -10,9 +10,9 @@ from tests.gitrepo import git, make_repo
 README = "# Alpha\n\nAlpha turns sprockets into gears.\n"
 
 
-def _config(base: Path, *local: str) -> config_module.Config:
+def _config(base: Path, *local: str, exclude: tuple[str, ...] = ()) -> config_module.Config:
     raw: dict[str, object] = {
-        "sources": {"local": list(local)},
+        "sources": {"local": list(local), "exclude": list(exclude)},
         "index": {"path": str(base / "index.sqlite")},
     }
     return config_module.from_mapping(raw, env={}, base=base)
@@ -42,6 +42,17 @@ async def test_one_repository_listed_several_ways_is_indexed_once(tmp_path):
         )
 
 
+def _stored(states) -> dict[str, tuple[str, str, str, str]]:
+    return {s.name: (s.location, s.verdict, s.clause, s.detail) for s in states}
+
+
+def _duplicate_of(first: Path) -> str:
+    return (
+        "is another repository called 'alpha', so it is not indexed: the name goes to "
+        f"{first}, which sources.local reaches first. Rename one of them to index both"
+    )
+
+
 async def test_two_repositories_with_one_name_are_a_duplicate_naming_both(tmp_path):
     first, second = tmp_path / "a" / "alpha", tmp_path / "b" / "alpha"
     make_repo(first, {"README.md": README})
@@ -52,12 +63,50 @@ async def test_two_repositories_with_one_name_are_a_duplicate_naming_both(tmp_pa
         report = await engine.refresh()
     verdicts = _verdicts(report)
     assert verdicts["alpha"][:2] == ("admitted", "local")
-    assert verdicts["alpha (duplicate)"] == (
+    assert verdicts[f"alpha (duplicate at {second})"] == (
         "unresolved",
         "duplicate",
-        f"{second} is another repository called 'alpha'; the one indexed under that name is "
-        f"{first}. Rename one of them",
+        f"{second} {_duplicate_of(first)}",
     )
+
+
+async def test_every_later_repository_of_a_name_is_stored_and_explained_on_its_own(tmp_path):
+    roots = [tmp_path / root for root in ("c", "a", "b")]
+    for root in roots:
+        make_repo(root / "alpha", {"README.md": README})
+    make_repo(tmp_path / "a" / "beta", {"README.md": README})
+    first, *later = (root / "alpha" for root in roots)
+    listed = [str(root) for root in roots]
+    async with await Engine.open(_config(tmp_path, *listed)) as engine:
+        report = await engine.refresh()
+        assert [(o.name, o.status) for o in report.outcomes] == [
+            ("alpha", "indexed"),
+            ("beta", "indexed"),
+        ]
+        stored = _stored(await engine.sources())
+    assert stored["alpha"][:3] == (str(first), "admitted", "local")
+    for path in later:
+        assert stored[f"alpha (duplicate at {path})"] == (
+            str(path),
+            "unresolved",
+            "duplicate",
+            f"{path} {_duplicate_of(first)}",
+        )
+    assert len(stored) == 4
+
+
+async def test_every_excluded_repository_of_a_name_is_stored_with_its_own_path(tmp_path):
+    first, second = tmp_path / "a" / "alpha", tmp_path / "b" / "alpha"
+    make_repo(first, {"README.md": README})
+    make_repo(second, {"README.md": README})
+    async with await Engine.open(_config(tmp_path, "a", "b", exclude=("alpha",))) as engine:
+        await engine.refresh()
+        stored = _stored(await engine.sources())
+    excluded = ("rejected", "excluded", "listed in sources.exclude")
+    assert stored == {
+        "alpha": (str(first), *excluded),
+        f"alpha (duplicate at {second})": (str(second), *excluded),
+    }
 
 
 async def test_a_file_listed_as_a_source_is_said_to_be_a_file(tmp_path):
