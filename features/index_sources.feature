@@ -100,6 +100,17 @@ Feature: Explaining which repositories are indexed
     Then the exit code is 0
     And status of "acme/handbook" names its release "v1.0"
 
+  Scenario: A release listing that never ends is read no further, and each project is asked
+    Given "acme/handbook" has a release "v1.0"
+    And GitLab leaves the page counts out of its listings
+    And GitLab's release listing names its own page as the next for ever
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index status --json`
+    Then the exit code is 0
+    And status of "acme/handbook" names its release "v1.0"
+    And GitLab was asked for 1 page of the group's releases
+    And the log says "the release listing of acme names page 1 again after page 1, so it would never end"
+
   Scenario: A project listed without its web address is asked for its release on its own
     Given "acme/handbook" has a release "v1.0"
     And "acme/go/config" has a release "v0.1.0"

@@ -99,6 +99,16 @@ def endless_listing(forge: FakeGitLab) -> None:
     forge.endless_pages = "onward"
 
 
+@given("GitLab leaves the page counts out of its listings")
+def no_page_counts(forge: FakeGitLab) -> None:
+    forge.omit_totals = True
+
+
+@given("GitLab's release listing names its own page as the next for ever")
+def endless_releases(forge: FakeGitLab) -> None:
+    forge.endless_releases = "again"
+
+
 @given(parsers.re(r"GitLab lists (?P<size>\d+) projects? a page"))
 def page_size(forge: FakeGitLab, size: str) -> None:
     forge.page_size = int(size)
@@ -212,6 +222,17 @@ def status_release(world: World, name: str, tag: str) -> None:
     rows = {row["source"]: row for row in world.json()["sources"]}
     assert rows[name]["release_tag"] == tag, rows[name]
     assert not rows[name]["release_error"], rows[name]
+
+
+@then(parsers.parse("GitLab was asked for {count:d} page of the group's releases"))
+def release_pages(forge: FakeGitLab, count: int) -> None:
+    pages = [r for r in forge.log if r.path.startswith("/api/v4/groups/") and "/releases" in r.path]
+    assert len(pages) == count, pages
+
+
+@then(parsers.parse('the log says "{text}"'))
+def log_says(caplog: pytest.LogCaptureFixture, text: str) -> None:
+    assert text in caplog.text, caplog.text
 
 
 @then(parsers.parse('status of "{name}" names its default branch "{branch}"'))

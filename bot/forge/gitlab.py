@@ -183,8 +183,11 @@ class GitLabForge:
             next_page = _next_page(answer)
             if not next_page:
                 return projects
-            _check_listing_goes_on(group, page, next_page, items, seen | asked, answer)
-            seen.update(p.id for p in projects[-len(items) :])
+            listed = {p.id for p in projects[len(projects) - len(items) :]}
+            _check_listing_goes_on(
+                group, page, next_page, answer, len(items), len(listed - seen), asked
+            )
+            seen |= listed
             page = next_page
         raise ForgeError(f"the project listing of {group!r} did not end after {MAX_PAGES} pages")
 
@@ -271,8 +274,10 @@ class GitLabForge:
         # The numeric id works on every version that has the endpoint; the path only on newer.
         ids = {p.namespace_id for p in projects if same_path(p.namespace, group)}
         ref = str(ids.pop()) if len(ids) == 1 and None not in ids else quote(group, safe="")
+        asked: set[str] = set()  # page numbers asked for so far
         page = "1"
         while True:
+            asked.add(page)
             answer = await self._get(
                 f"/groups/{ref}/releases",
                 {"sort": "desc", "per_page": str(PER_PAGE), "page": page},
@@ -285,16 +290,25 @@ class GitLabForge:
                 )
                 return tally.answers(complete=False)
             try:
-                tally.add_page(json.loads(answer.body))
+                items = json.loads(answer.body)
+                tally.add_page(items)
             except ValueError as exc:
                 log.warning("the release listing of %s is unreadable (%s)", group, exc)
                 return tally.answers(complete=False)
-            page = _next_page(answer)
-            if not page:
+            next_page = _next_page(answer)
+            if not next_page:
                 return tally.answers(complete=True)
-            total = answer.headers.get("X-Total-Pages", "").strip()
-            if not tally.worth_reading_on(int(total) if total.isdigit() else None):
+            broken = _endless(answer, page, next_page, len(items), asked)
+            if broken:
+                log.warning(
+                    "the release listing of %s %s, so it would never end; asking each project",
+                    group,
+                    broken,
+                )
                 return tally.answers(complete=False)
+            if not tally.worth_reading_on(_total_pages(answer)):
+                return tally.answers(complete=False)
+            page = next_page
 
     async def latest_release(self, project: Project) -> Release | NoRelease | Unknown:
         """One project's latest release; a 404 means none, anything unexplained is Unknown."""
@@ -429,30 +443,45 @@ def _advice(status: int, scope: str) -> str:
 
 
 def _check_listing_goes_on(
-    group: str, page: str, next_page: str, items: list[Any], before: set[int | str], answer: _Answer
+    group: str, page: str, next_page: str, answer: _Answer, served: int, fresh: int, asked: set[str]
 ) -> None:
     """Refuse a project listing that would never end.
 
-    It names a page past the ``X-Total-Pages`` it announced, names a next page after an empty
-    one, names a page it already served, or serves again projects it already listed: GitLab
-    orders the listing by id, so every page of a working listing holds projects not seen before.
-    ``before`` holds the ids listed and the page numbers asked for so far.
+    Besides what ends any listing (``_endless``), it serves again only projects it already
+    listed: GitLab orders the listing by id, so every page of a working listing holds projects
+    not seen before. ``served``: the projects on ``page``; ``fresh``: how many were new.
     """
-    total = answer.headers.get("X-Total-Pages", "").strip()
-    broken = ""
-    if total.isdigit() and next_page.isdigit() and int(next_page) > int(total):
-        broken = f"names page {next_page} after announcing {total} pages"
-    elif next_page in before:
-        broken = f"names page {next_page} again after page {page}"
-    elif not items:
-        broken = f"names page {next_page} after an empty page {page}"
-    elif all(isinstance(i, dict) and i.get("id") in before for i in items):
+    broken = _endless(answer, page, next_page, served, asked)
+    if not broken and not fresh:
         broken = f"serves on page {page} only projects it listed before"
     if broken:
         raise ForgeError(
             f"GitLab's project listing of {group!r} {broken}, so it would never end; "
             "the listing is broken, and nothing was changed"
         )
+
+
+def _endless(answer: _Answer, page: str, next_page: str, served: int, asked: set[str]) -> str:
+    """Why a listing whose ``page`` (of ``served`` items) names ``next_page`` never ends, or "".
+
+    It names a page past the ``X-Total-Pages`` it announced, a page it was already asked for
+    (``asked`` holds the page numbers asked so far, ``page`` among them), or a next page after
+    an empty one: following it would go round for ever.
+    """
+    total = _total_pages(answer)
+    if total is not None and next_page.isdigit() and int(next_page) > total:
+        return f"names page {next_page} after announcing {total} pages"
+    if next_page in asked:
+        return f"names page {next_page} again after page {page}"
+    if not served:
+        return f"names page {next_page} after an empty page {page}"
+    return ""
+
+
+def _total_pages(answer: _Answer) -> int | None:
+    """``X-Total-Pages``; GitLab leaves it out of a listing of more than 10,000 items."""
+    total = answer.headers.get("X-Total-Pages", "").strip()
+    return int(total) if total.isdigit() else None
 
 
 def _next_page(answer: _Answer) -> str:

@@ -149,8 +149,12 @@ class FakeGitLab:
         self.page_size = 100
         self.omit_totals = False
         # A broken listing that never ends: "onward" names a next page past the last one for
-        # ever; "repeat" serves the first page again under every page number, for ever.
+        # ever; "repeat" serves the first page again under every page number, for ever;
+        # "again" names each page as its own next page; "back" names page 1 after the last.
+        # ``endless_pages`` breaks the group's project listing, ``endless_releases`` its
+        # release listing.
         self.endless_pages: str | None = None
+        self.endless_releases: str | None = None
         self.honour_with_shared = True
         # The group release listing: a status to answer instead (403, 404...), whether it takes
         # the group's path as well as its numeric id, and whether it includes subgroups (older
@@ -282,7 +286,7 @@ class FakeGitLab:
             if self._visible(p, request)
             and (not p.shared or with_shared or not self.honour_with_shared)
         ]
-        chunk, headers = self._paged(request, listed)
+        chunk, headers = self._paged(request, listed, self.endless_pages)
         response = web.json_response(
             [p.json(self.url, self.namespace_id(p.namespace_path)) for p in chunk],
             headers=headers,
@@ -300,17 +304,26 @@ class FakeGitLab:
                 return web.json_response(p.json(self.url, self.namespace_id(p.namespace_path)))
         return web.json_response({"message": "404 Project Not Found"}, status=404)
 
-    def _paged(self, request: web.Request, listed: list[Any]) -> tuple[list[Any], dict[str, str]]:
+    def _paged(
+        self, request: web.Request, listed: list[Any], endless: str | None
+    ) -> tuple[list[Any], dict[str, str]]:
         per_page = min(int(request.query.get("per_page", "20")), self.page_size)
         page = int(request.query.get("page", "1"))
         chunk = listed[(page - 1) * per_page : page * per_page]
-        more = page * per_page < len(listed) or self.endless_pages is not None
-        if self.endless_pages == "repeat":
+        more = page * per_page < len(listed)
+        next_page = str(page + 1) if more else ""
+        if endless in ("onward", "repeat"):
+            next_page = str(page + 1)
+        elif endless == "again":
+            next_page = str(page)
+        elif endless == "back" and not more:
+            next_page = "1"
+        if endless == "repeat":
             chunk = listed[:per_page]
         headers = {
             "X-Page": str(page),
             "X-Per-Page": str(per_page),
-            "X-Next-Page": str(page + 1) if more else "",
+            "X-Next-Page": next_page,
             "X-Prev-Page": str(page - 1) if page > 1 else "",
         }
         if not self.omit_totals:
@@ -350,7 +363,7 @@ class FakeGitLab:
                 )
                 entries.append((when, len(entries), self._release_json(project, tag, when)))
         entries.sort(key=lambda e: (e[0], e[1]), reverse=True)
-        chunk, headers = self._paged(request, [e[2] for e in entries])
+        chunk, headers = self._paged(request, [e[2] for e in entries], self.endless_releases)
         return web.json_response(chunk, headers=headers)
 
     def _release_json(self, project: FakeProject, tag: str | int, when: datetime) -> dict[str, Any]:

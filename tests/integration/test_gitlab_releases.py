@@ -101,6 +101,29 @@ async def test_without_totals_no_more_pages_are_read_than_there_are_projects(fak
     assert len(_one_by_one(fake)) == 1
 
 
+@pytest.mark.parametrize(
+    ("endless", "pages", "says"),
+    [
+        ("again", 1, "names page 1 again after page 1"),
+        ("back", 2, "names page 1 again after page 2"),
+    ],
+)
+async def test_a_release_listing_that_never_ends_is_left_at_once_for_one_by_one_lookups(
+    fake: FakeGitLab, caplog: pytest.LogCaptureFixture, endless, pages, says
+):
+    # Four releases of acme/a, two a page, and five projects that never show up in them: only
+    # the page counts GitLab leaves out would have bounded the reading.
+    _listed(fake, {"acme/a": "v1.0", **{f"acme/{n}": None for n in "bcdef"}}, older=3)
+    fake.page_size = 2
+    fake.omit_totals = True
+    fake.endless_releases = endless
+    answers = await _latest(fake)
+    assert answers == {"acme/a": Release("v1.0"), **{f"acme/{n}": NO_RELEASE for n in "bcdef"}}
+    assert len(_group_pages(fake)) == pages
+    assert len(_one_by_one(fake)) == 5
+    assert f"the release listing of acme {says}, so it would never end" in caplog.text
+
+
 @pytest.mark.parametrize("status", [403, 404, 500])
 async def test_a_refused_listing_falls_back_to_one_lookup_per_project(fake: FakeGitLab, status):
     _listed(fake, ESTATE)
