@@ -67,6 +67,16 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/go/config" is "admitted" by clause "siteless"
 
+  Scenario: A project listed twice while the group is read is indexed once
+    Given GitLab lists 2 projects a page
+    And a public project "acme/moved" moves into the group once the first page has been read
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 0
+    And the build lists "acme/go/config" once
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/go/config" is "admitted" by clause "siteless"
+    And the sources list "acme/go/config" once
+
   Scenario: A group listing that never ends stops at once and changes nothing
     Given the index has been built
     And GitLab lists 1 project a page

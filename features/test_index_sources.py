@@ -119,6 +119,18 @@ def deleted_mid_listing(forge: FakeGitLab, path: str) -> None:
     forge.after_page[1] = lambda: forge.projects.remove(forge.project(path))
 
 
+@given(
+    parsers.parse(
+        'a public project "{path}" moves into the group once the first page has been read'
+    )
+)
+def moved_in_mid_listing(forge: FakeGitLab, path: str) -> None:
+    # Listed ahead of the others from then on: the last project of page 1 is on page 2 too.
+    moved = upstream(forge, path, {"README.md": "# Moved\n\nIt moved.\n"}, site=False)
+    forge.projects.remove(moved)
+    forge.after_page[1] = lambda: forge.projects.insert(0, moved)
+
+
 @given("another process is refreshing the clones, with a clone in progress")
 def clones_held(world: World, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     root = world.root / "clones"
@@ -170,6 +182,18 @@ def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
     rows = {row["source"]: row for row in world.json()}
     assert (rows[name]["verdict"], rows[name]["clause"]) == (verdict, clause), rows[name]
     assert rows[name]["detail"]
+
+
+@then(parsers.parse('the build lists "{name}" once'))
+def built_once(world: World, name: str) -> None:
+    built = [row["source"] for row in world.json()["sources"]]
+    assert built.count(name) == 1, built
+
+
+@then(parsers.parse('the sources list "{name}" once'))
+def listed_once(world: World, name: str) -> None:
+    rows = [row["source"] for row in world.json()]
+    assert rows.count(name) == 1, rows
 
 
 @then(parsers.parse('the table explains "{text}"'))

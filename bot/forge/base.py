@@ -84,7 +84,7 @@ class Forge(Protocol):
     """What discovery and the refresh need from a forge."""
 
     async def group_projects(self, group: str) -> list[Project]:
-        """Every project of ``group`` and its subgroups, projects shared into it excluded.
+        """Each project of ``group`` and its subgroups once, projects shared into it excluded.
 
         Raises:
             RateLimited: the forge asked us to slow down.

@@ -139,9 +139,13 @@ class GitLabForge:
     # -- the Protocol ------------------------------------------------------------------------
 
     async def group_projects(self, group: str) -> list[Project]:
-        """Every project of ``group`` and its subgroups, following ``X-Next-Page``."""
-        projects: list[Project] = []
-        seen: set[int] = set()  # project ids listed so far
+        """Every project of ``group`` and its subgroups, once each, following ``X-Next-Page``.
+
+        The listing is paged by offset, so a project added to the group (or moved into it) while
+        it is read pushes the last project of a page onto the next one too: only its first
+        listing counts, or the run would decide, fetch and index it twice, in one clone.
+        """
+        projects: dict[int, Project] = {}  # by id, in the order first listed
         asked: set[str] = set()  # page numbers asked for so far
         page = "1"
         for _ in range(MAX_PAGES):
@@ -171,23 +175,23 @@ class GitLabForge:
                 items = json.loads(answer.body)
                 if not isinstance(items, list):
                     raise TypeError(f"page {page} is a {type(items).__name__}, not a list")
+                fresh = 0  # projects this page is the first to list
                 for index, item in enumerate(items):
                     try:
-                        projects.append(_project(item))
+                        project = _project(item)
                     except _MALFORMED as exc:
                         raise TypeError(f"item {index + 1} of page {page}: {exc}") from None
+                    if project.id not in projects:
+                        projects[project.id] = project
+                        fresh += 1
             except _MALFORMED as exc:
                 raise ForgeError(
                     f"GitLab's project listing of {group!r} is not what it should be: {exc}"
                 ) from None
             next_page = _next_page(answer)
             if not next_page:
-                return projects
-            listed = {p.id for p in projects[len(projects) - len(items) :]}
-            _check_listing_goes_on(
-                group, page, next_page, answer, len(items), len(listed - seen), asked
-            )
-            seen |= listed
+                return list(projects.values())
+            _check_listing_goes_on(group, page, next_page, answer, len(items), fresh, asked)
             page = next_page
         raise ForgeError(f"the project listing of {group!r} did not end after {MAX_PAGES} pages")
 

@@ -315,6 +315,33 @@ async def test_a_project_deleted_mid_listing_keeps_the_others(tmp_path, fake):
     assert _clone(tmp_path, "acme/c").is_dir()
 
 
+async def test_a_project_listed_twice_is_decided_fetched_and_indexed_once(tmp_path, fake):
+    for name in ("acme/a", "acme/b", "acme/c", "acme/d"):
+        upstream(fake, name, {"README.md": f"# {name}\n\nSprockets.\n"})
+    moved = upstream(fake, "acme/moved", {"README.md": "# Moved\n\nSprockets.\n"})
+    fake.projects.remove(moved)
+    fake.feed = [p.path for p in fake.projects] + [moved.path]
+    fake.page_size = 2
+    # A project moved into the group once page 1 has been read is listed ahead of the others:
+    # acme/b, last on page 1, is pushed onto page 2 as well.
+    fake.after_page[1] = lambda: fake.projects.insert(0, moved)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        report = await engine.refresh()
+        names = ["acme/a", "acme/b", "acme/c", "acme/d"]
+        assert sorted(c.name for c in report.candidates) == names
+        assert sorted(o.name for o in report.outcomes) == names
+        assert {o.status for o in report.outcomes} == {"indexed"}
+        assert [(s.name, s.documents) for s in await engine.sources()] == [(n, 1) for n in names]
+
+        def asked(path: str) -> list[tuple[str, str]]:
+            requests = fake.requests_for(fake.project(path))
+            return sorted((r.method, r.path.rpartition("/")[2]) for r in requests)
+
+        assert asked("acme/b") == asked("acme/a")  # its refs, its site config, one clone
+        await engine.refresh()  # the next listing has the moved project in its place
+        assert [s.name for s in await engine.sources()] == sorted([*names, "acme/moved"])
+
+
 async def test_an_unlisted_source_that_cannot_be_confirmed_gone_is_kept(tmp_path, fake):
     _one(fake)
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
