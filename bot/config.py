@@ -212,22 +212,34 @@ def _url(*schemes: str) -> Callable[[str, object], str]:
     return parse
 
 
-def _token_url(secret: str) -> Callable[[str, object], str]:
-    """An http(s) URL that ``secret`` is always sent to: https, or http to a loopback host."""
+def _header_url(secret: str) -> Callable[[str, object], str]:
+    """An http(s) URL that ``secret`` is sent to in a header, so without a user or password."""
     check = _url("https", "http")
 
     def parse(key: str, value: object) -> str:
         url = check(key, value)
         if "@" in urlsplit(url).netloc:
             # The secret goes in a header of its own, which the HTTP clients do not combine with
-            # an address's user and password (Discord's refuses, Anthropic's cannot connect):
-            # refused here, not at the first request.
+            # an address's user and password (Discord's refuses, Anthropic's cannot connect,
+            # GitLab's sends the password beside the token): refused here, not at the first
+            # request.
             raise ConfigError(
                 key,
                 redact_urls(url),
                 f"an address without a user name or password: {secret} is sent to it in a "
                 "header of its own; remove the 'user:password@' part",
             )
+        return url
+
+    return parse
+
+
+def _token_url(secret: str) -> Callable[[str, object], str]:
+    """An http(s) URL that ``secret`` is always sent to: https, or http to a loopback host."""
+    check = _header_url(secret)
+
+    def parse(key: str, value: object) -> str:
+        url = check(key, value)
         if not plain_text_allowed(url):
             raise _sent_in_plain_text(key, url, secret)
         return url
@@ -361,7 +373,7 @@ KEYS: tuple[Key, ...] = (
         24 * 3600.0,
         "how long a docs site seen answering is trusted before it is asked again (0: always)",
     ),
-    Key("gitlab.url.api", _url("https", "http"), "https://gitlab.com/api/v4", "GitLab API"),
+    Key("gitlab.url.api", _header_url("GITLAB_TOKEN"), "https://gitlab.com/api/v4", "GitLab API"),
     Key("gitlab.group", _group_path, None, "the group whose projects may be indexed"),
     Key(
         "gitlab.siteless_subgroups",

@@ -67,3 +67,11 @@ Feature: Reading the configuration
     When I run `python -m bot.cli index status`
     Then the exit code is 2
     And the error says "configuration key 'discord.rate_limit' has value '²/60s'"
+
+  Scenario: A user name and password in the GitLab API's address is refused, and never shown
+    Given the configuration sets "gitlab.url.api" to "https://reader:PASSWORD@gitlab.example/api/v4"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 2
+    And the error says "configuration key 'gitlab.url.api' has value 'https://***@gitlab.example/api/v4'"
+    And the error says "remove the 'user:password@' part"
+    And the error does not say "PASSWORD"

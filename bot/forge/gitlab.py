@@ -129,7 +129,7 @@ class GitLabForge:
         except TimeoutError:
             raise _Unreachable(f"GitLab did not answer {path} in time") from None
         except aiohttp.ClientError as exc:
-            # aiohttp's message can quote the URL, and gitlab.url.api may carry a password.
+            # aiohttp's message can quote the URL, and gitlab.url.api may carry a query token.
             raise _Unreachable(
                 redact_urls(f"GitLab could not be reached for {path}: {exc}")
             ) from None

@@ -331,6 +331,17 @@ def test_an_address_a_secret_is_sent_to_carries_no_user_or_password(tmp_path, us
     assert "without a user name or password" in str(caught.value)
 
 
+@pytest.mark.parametrize("userinfo", ["reader:SECRET@", "reader@", ":SECRET@"])
+def test_the_gitlab_api_address_carries_no_user_or_password(tmp_path, userinfo):
+    text = f'[sources]\nlocal = ["."]\n[gitlab.url]\napi = "https://{userinfo}gl.example/api/v4"\n'
+    with pytest.raises(
+        ConfigError, match=r"gitlab\.url\.api.*GITLAB_TOKEN.*'user:password@'"
+    ) as caught:
+        _load(tmp_path, text)
+    assert "SECRET" not in str(caught.value)
+    assert "without a user name or password" in str(caught.value)
+
+
 def test_the_estate_feed_may_carry_its_own_credentials(tmp_path):
     text = '[gitlab]\ngroup = "acme"\n[index.feed]\nurl = "https://reader:pw@feed.example/p.json"\n'
     assert _load(tmp_path, text).feed_url == "https://reader:pw@feed.example/p.json"
