@@ -428,6 +428,11 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+# The secrets sent in an HTTP header of their own: GitLab's PRIVATE-TOKEN, Discord's
+# Authorization and Anthropic's x-api-key.
+_SENT_IN_HEADERS = {"GITLAB_TOKEN", "DISCORD_TOKEN", "ANTHROPIC_API_KEY"}
+
+
 def _secrets(env: Mapping[str, str]) -> Secrets:
     def get(name: str) -> Secret | None:
         value = env.get(name, "").strip()
@@ -437,6 +442,19 @@ def _secrets(env: Mapping[str, str]) -> Secrets:
                 "<hidden>",
                 "UTF-8 text, and it holds bytes that are not: copy the secret again, as text, "
                 "from where it was issued (and save an EnvironmentFile or .env file as UTF-8)",
+            )
+        if name in _SENT_IN_HEADERS and not (value.isascii() and value.isprintable()):
+            # Every token and key is issued in printable ASCII. Anything else is a slip of the
+            # copy (an accented letter, a typographic quote or dash, an invisible character)
+            # that the HTTP clients fail on, or send as bytes no service issued, only at the first
+            # request.
+            raise ConfigError(
+                name,
+                "<hidden>",
+                "printable ASCII, as every token and key is issued, and it holds a character "
+                "that is not (an accented letter, a typographic quote or dash, or an invisible "
+                "or control character), which cannot go in the HTTP header it is sent in: copy "
+                "the secret again from where it was issued",
             )
         return Secret(value) if value else None
 

@@ -75,3 +75,11 @@ Feature: Reading the configuration
     And the error says "configuration key 'gitlab.url.api' has value 'https://***@gitlab.example/api/v4'"
     And the error says "remove the 'user:password@' part"
     And the error does not say "PASSWORD"
+
+  Scenario: A token with a character no HTTP header can carry is refused, and never shown
+    Given the environment variable "GITLAB_TOKEN" is "glpat-s3cr“et”"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 2
+    And the error says "configuration key 'GITLAB_TOKEN' has value '<hidden>': printable ASCII"
+    And the error says "copy the secret again from where it was issued"
+    And the error does not say "s3cr"

@@ -142,6 +142,19 @@ def test_a_secret_that_is_not_utf8_is_a_configuration_error(tmp_path, name):
     assert caught.value.exit_code == 2
 
 
+@pytest.mark.parametrize("name", ["GITLAB_TOKEN", "DISCORD_TOKEN", "ANTHROPIC_API_KEY"])
+@pytest.mark.parametrize("slip", ["é", "\u2013", "\u200b", "\x7f", "\x1b"])
+def test_a_secret_sent_in_a_header_must_be_printable_ascii(tmp_path, name, slip):
+    env = {"HOME": str(tmp_path), name: f"glpat-s3cr{slip}et"}
+    with pytest.raises(
+        ConfigError, match=rf"'{name}' has value '<hidden>': printable ASCII"
+    ) as caught:
+        _load(tmp_path, '[sources]\nlocal = ["."]\n', env)
+    assert "s3cr" not in str(caught.value)
+    assert "copy the secret again" in str(caught.value)
+    assert caught.value.exit_code == 2
+
+
 def test_a_secret_never_shows_itself(tmp_path):
     loaded = _load(
         tmp_path, '[sources]\nlocal = ["."]\n', {"GITLAB_TOKEN": "glpat-sekrit", "HOME": "/h"}
