@@ -1,7 +1,7 @@
 """From a source's commits to the documents its re-index writes.
 
 Docs, READMEs and other markdown come from the branch; code comes from the latest release
-when the source has one (indexing reference, "Which commit each kind comes from"). A file
+when the source has one (sources reference, "Which commit each kind comes from"). A file
 whose content, kind and citation rules are unchanged since the last index is not read again:
 only the commit it is cited at moves.
 """

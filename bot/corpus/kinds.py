@@ -1,7 +1,7 @@
 """Which files are read, decided from the path and size alone.
 
 Everything classified ``Kind.NONE`` is never opened (indexing reference, "Which files are
-indexed").
+read").
 """
 
 from __future__ import annotations

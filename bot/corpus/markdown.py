@@ -1,6 +1,6 @@
 """Markdown into heading sections: the chunk boundary is also the citation anchor.
 
-Rules (indexing reference, "Where markdown is cut into chunks"):
+Rules (indexing reference, "How markdown is cut"):
 
 - one chunk per heading section, carrying its heading path; the page title (front matter
   ``title``, else the first H1, else a title made from the file name) heads the path, and

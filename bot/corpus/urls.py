@@ -1,4 +1,4 @@
-"""Citation URLs (indexing reference, "How a citation URL is built").
+"""Citation URLs (indexing reference, "Citation URLs").
 
 Docs pages cite the public site: the docs directory is the site root, ``index.md`` is its
 directory's page, and every other page becomes a directory named after the file. Everything

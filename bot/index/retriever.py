@@ -5,8 +5,9 @@ own heading, and its heading path) and bodies (search-only identifier words, and
 Each is normalised against its own kind, so a long section whose heading matches is not
 penalised for its length, and the two scores are added. Within them, a heading somebody wrote
 outweighs its ancestors, and split identifiers outweigh body text; no one column dominates
-(docs/retrieval.md, "Scoring"). FTS5's ``bm25()`` is negative with more negative better;
-scores are flipped once, here, so every caller sees higher-is-better.
+(docs/retrieval.md, "Scoring: BM25 over headings and bodies"). FTS5's ``bm25()`` is negative
+with more negative better; scores are flipped once, here, so every caller sees
+higher-is-better.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Choosing the passages an answer is composed from.
 
-Rules (indexing reference, "How the passages are chosen"):
+Rules (docs/retrieval.md, "Choosing the eight passages"):
 
 - No document takes more than two slots: a changelog's entries all match a question alike.
   In code, the document is a type with its methods (or a function or constant of its own).

@@ -1,6 +1,6 @@
 """Go source as prose: the package doc, exported declarations, and every constant.
 
-Rules (indexing reference, "Where Go source is cut into chunks"):
+Rules (indexing reference, "How code is cut"):
 
 - the package doc comment is a chunk titled ``package <name>``;
 - each exported function, method (``Type.Method``, value or pointer receiver, on an exported

@@ -1,8 +1,8 @@
 """What every language's chunker shares: a file's lines, and symbols turned into chunks.
 
 A language chunker decides *which* lines make a symbol (its doc comment and signature); this
-module turns that line range into chunks whose spans are honest (chunks and hybrid
-retrieval, "How code is split"): a chunk's ``text`` is exactly the file's lines
+module turns that line range into chunks whose spans are honest (indexing reference, "How
+code is cut"): a chunk's ``text`` is exactly the file's lines
 ``start_line``..``end_line``, without their line terminators and joined by line feeds, and
 its ``start_byte``..``end_byte`` are where those lines stand in the file. A symbol whose text
 is over ``CEILING_BYTES`` is split into several such chunks, never truncated.
