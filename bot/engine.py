@@ -22,7 +22,7 @@ from bot.answer.grounding import settle
 from bot.answer.outcome import Outcome
 from bot.answer.providers import build_composer
 from bot.config import Config
-from bot.errors import EmptyIndexError, ProviderError, StoreError, UsageError
+from bot.errors import Busy, EmptyIndexError, ProviderError, StoreError, UsageError
 from bot.index import catalog, records
 from bot.index.catalog import SourceState
 from bot.index.embedder import Embedder, packaged_embedder
@@ -257,6 +257,8 @@ class Engine:
             StoreError: the index cannot be read or written.
             ProviderError: the model could not be asked or failed (recorded as an error,
                 never as a decline).
+            Busy: the question waited too long for its turn with the model and was not asked
+                (recorded as busy: neither a failure of the model nor a decline).
         """
         started = time.perf_counter()
         text = checked_question(question)
@@ -271,15 +273,16 @@ class Engine:
         if passages and composer is not None:
             try:
                 draft = await composer.compose(text, passages)
-            except ProviderError as exc:
+            except (ProviderError, Busy) as exc:
+                busy = isinstance(exc, Busy)  # turned away before its turn: no model was asked
                 failed = Asked(
                     text,
                     retrieval.query,
                     origin,
                     passages,
-                    "error",
+                    "busy" if busy else "error",
                     provider,
-                    composer.model,
+                    None if busy else composer.model,
                     reason=str(exc),
                     stale=stale,
                 )
@@ -297,7 +300,7 @@ class Engine:
         try:
             await records.record(self.store, _replace(asked, total_ms=total_ms))
         except StoreError as exc:
-            # The provider's failure is what the asker must see; this one only goes to the log.
+            # Why the question went unanswered is what the asker must see; this goes to the log.
             log.warning("could not record a failed question: %s", exc)
 
     async def vote(self, answer_id: int, voter: str, helpful: bool) -> None:

@@ -15,7 +15,7 @@ ephemeral reply.
           │    └── ForgeError        the forge API failed
           │         └── RateLimited  the forge asked us to slow down; the run stops
           ├── ProviderError          the answering model failed
-          │    └── Busy              a question waited too long for its turn with the model
+          ├── Busy                   a question waited too long for its turn with the model
           ├── DiscordError           Discord refused or could not be reached
           └── ShuttingDown           serve is stopping; ask again shortly
 """
@@ -114,8 +114,11 @@ class ProviderError(OperationalError):
     kind = "provider"
 
 
-class Busy(ProviderError):
-    """Too many questions were ahead of this one for it to be asked in time."""
+class Busy(OperationalError):
+    """Too many questions were ahead of this one for it to be asked in time.
+
+    Not a ``ProviderError``: the model was never asked, so nothing about it failed.
+    """
 
     kind = "busy"
 

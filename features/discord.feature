@@ -57,8 +57,8 @@ Feature: Asking in Discord
     And a question may wait only a moment for its turn with the model
     When every model call is taken and someone runs /ask "How do I install widgets?"
     Then only they see "I'm busy"
-    And only they see "Try again in a moment"
-    And the question is recorded as an error, not as a documentation gap
+    And only they see "Ask again in a minute"
+    And the question is recorded as busy, not as an error or a documentation gap
     And the questions ahead of it are answered once the model is released
 
   Scenario: Asking too often is answered privately with how long to wait

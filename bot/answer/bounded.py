@@ -73,7 +73,7 @@ class BoundedComposer:
             raise Busy(
                 f"I'm busy: too many questions are waiting for the answering model, and this "
                 f"one waited {self.wait:g} s without its turn coming, so it was not asked. "
-                "Try again in a moment."
+                "Ask again in a minute."
             ) from None
         finally:
             self.waiting -= 1

@@ -32,7 +32,7 @@ class Asked:
     query: str
     origin: str
     passages: Sequence[Result]
-    outcome: str  # answered | declined | passages | error
+    outcome: str  # answered | declined | passages | error | busy
     provider: str
     model: str | None
     decline_kind: str | None = None

@@ -1,5 +1,6 @@
 """Every outcome is recorded; votes are one per voter and changeable; gaps lists declines."""
 
+import shutil
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -7,8 +8,9 @@ import pytest
 
 from bot.answer.composer import Answer, Passage, Usage
 from bot.engine import Engine
-from bot.errors import ProviderError, UsageError
+from bot.errors import Busy, ProviderError, UsageError
 from bot.index import records
+from bot.index.store import MIGRATIONS_DIR, Store
 from tests.answering import answer_config, make_estate, number_of
 
 QUESTION = "What frobnication depth should I set?"
@@ -100,6 +102,47 @@ async def test_each_outcome_is_recorded_with_its_passages_citations_and_usage(se
     assert await rows(
         engine, f"SELECT n FROM citations WHERE answer_id = {answered.answer_id}"
     ) == [(n,)]
+
+
+async def test_an_index_from_before_busy_was_an_outcome_keeps_its_record_and_records_busy(
+    tmp_path,
+):
+    # The index as the version before the 'busy' outcome made it: every migration up to it.
+    earlier = tmp_path / "earlier-migrations"
+    earlier.mkdir()
+    for script in sorted(MIGRATIONS_DIR.glob("*.sql")):
+        if script.stem < "0007":
+            shutil.copy(script, earlier)
+    config = answer_config(tmp_path, make_estate(tmp_path / "estate"), "none")
+    composer = ScriptedComposer()
+    engine = Engine(config, await Store.open(config.index_path, earlier), composer=composer)
+    await engine.refresh()
+    composer.drafts = [Answer("Set `frobnication.depth` to seven.", (1,), False, "")]
+    answered = await engine.ask(QUESTION)
+    assert answered.answer_id is not None
+    await engine.vote(answered.answer_id, "user-1", True)
+    await engine.close()
+
+    composer = ScriptedComposer(drafts=[Busy("I'm busy. Ask again in a minute.")])
+    async with await Engine.open(config, composer=composer) as engine:
+        assert await rows(engine, "SELECT id, outcome FROM answers") == [
+            (answered.answer_id, "answered")
+        ]
+        assert await rows(engine, "SELECT answer_id, n FROM citations") == [(answered.answer_id, 1)]
+        assert await rows(engine, "SELECT answer_id, voter, helpful FROM votes") == [
+            (answered.answer_id, "user-1", 1)
+        ]
+        # The rebuilt citations and votes still belong to the answers table.
+        for table in ("citations", "votes"):
+            keys = await rows(engine, f"SELECT \"table\" FROM pragma_foreign_key_list('{table}')")
+            assert ("answers",) in keys
+        assert await rows(engine, "PRAGMA foreign_key_check") == []
+        with pytest.raises(Busy):
+            await engine.ask("Is frobnication slow?")
+        assert await rows(engine, "SELECT outcome, model FROM answers ORDER BY id") == [
+            ("answered", "scripted-1"),
+            ("busy", None),
+        ]
 
 
 async def test_a_citation_outside_the_passages_cannot_be_recorded(setup):

@@ -72,7 +72,7 @@ async def test_queued_model_calls_run_in_arrival_order_never_above_the_bound():
 TUNING = "Tuning the frobnicator"
 
 
-async def test_a_question_that_waits_too_long_for_the_model_is_busy_not_a_gap(
+async def test_a_question_that_waits_too_long_for_the_model_is_busy_not_an_error_or_gap(
     tmp_path, fake_anthropic
 ):
     estate = make_estate(tmp_path / "estate")
@@ -90,7 +90,7 @@ async def test_a_question_that_waits_too_long_for_the_model_is_busy_not_a_gap(
         first = asyncio.create_task(engine.ask("What frobnication depth should I set?"))
         await until(lambda: len(fake_anthropic.received) == 1)
         # The slot stays taken until the release below, so this one can only be turned away.
-        with pytest.raises(Busy, match=r"waited 0\.05 s .* Try again in a moment") as caught:
+        with pytest.raises(Busy, match=r"waited 0\.05 s .* Ask again in a minute") as caught:
             await engine.ask("How do I install widgets?")
         assert bounded.waiting == 0 and len(fake_anthropic.received) == 1
         fake_anthropic.release()
@@ -100,7 +100,7 @@ async def test_a_question_that_waits_too_long_for_the_model_is_busy_not_a_gap(
             " JOIN questions q ON q.id = a.question_id ORDER BY a.id"
         )
         assert [tuple(r) for r in rows] == [
-            ("How do I install widgets?", "error", str(caught.value), "anthropic"),
+            ("How do I install widgets?", "busy", str(caught.value), "anthropic"),
             ("What frobnication depth should I set?", "answered", None, "anthropic"),
         ]
         assert await engine.gaps() == []
