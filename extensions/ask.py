@@ -19,6 +19,7 @@ from bot.discord_format.answers import (
     outcome_reply,
     parse_feedback_id,
     rate_limited_reply,
+    stale_vote_reply,
     vote_reply,
 )
 from bot.engine import MAX_QUESTION_CHARS, Engine
@@ -83,8 +84,8 @@ async def on_feedback(
 ) -> None:
     """Record a helpful / not helpful press; pressing again changes the vote."""
     interaction = event.interaction
-    vote = messages.pressed(
-        interaction.custom_id, FEEDBACK_PREFIX, parse_feedback_id, reference=interaction.id
+    vote = await messages.read_press(
+        interaction, FEEDBACK_PREFIX, parse_feedback_id, stale_vote_reply()
     )
     if vote is None:
         return

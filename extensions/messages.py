@@ -112,11 +112,20 @@ async def defer_press(interaction: hikari.ComponentInteraction) -> None:
 
 async def update_pressed(interaction: hikari.ComponentInteraction, reply: Reply) -> None:
     """Answer a button press by replacing the message the button is on."""
+    await _answer_press(interaction, hikari.ResponseType.MESSAGE_UPDATE, reply)
+
+
+async def _answer_press(
+    interaction: hikari.ComponentInteraction,
+    kind: hikari.MessageResponseTypesT,
+    reply: Reply,
+) -> None:
     await interaction.create_initial_response(
-        hikari.ResponseType.MESSAGE_UPDATE,
+        kind,
         reply.content or None,
         embeds=embeds(reply),
         components=components(reply.buttons),
+        flags=hikari.MessageFlag.EPHEMERAL if reply.ephemeral else hikari.UNDEFINED,
         **NO_MENTIONS,
     )
 
@@ -135,4 +144,22 @@ def pressed(
     parsed = parse(custom_id)
     if parsed is None:
         log.warning("interaction %s: unreadable button id %r", reference, custom_id)
+    return parsed
+
+
+async def read_press(
+    interaction: hikari.ComponentInteraction,
+    prefix: str,
+    parse: Callable[[str], T | None],
+    out_of_date: Reply,
+) -> T | None:
+    """What a press of one of a command's buttons asks for; ``None`` when nothing is left to do.
+
+    A press of the command's own button whose id cannot be read (forged, or made by an older
+    version) is answered with ``out_of_date`` as a message of its own: a press left unanswered
+    shows Discord's "This interaction failed", which says nothing of what to do.
+    """
+    parsed = pressed(interaction.custom_id, prefix, parse, reference=interaction.id)
+    if parsed is None and interaction.custom_id.startswith(prefix):
+        await _answer_press(interaction, hikari.ResponseType.MESSAGE_CREATE, out_of_date)
     return parsed

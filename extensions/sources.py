@@ -16,6 +16,7 @@ from bot.discord_format.listings import (
     parse_sources_page_id,
     source_reply,
     sources_reply,
+    stale_page_reply,
 )
 from bot.engine import Engine
 from extensions import messages
@@ -54,8 +55,8 @@ async def on_page(
 ) -> None:
     """Show the page a Previous / Next button asks for, in place."""
     interaction = event.interaction
-    page = messages.pressed(
-        interaction.custom_id, SOURCES_PREFIX, parse_sources_page_id, reference=interaction.id
+    page = await messages.read_press(
+        interaction, SOURCES_PREFIX, parse_sources_page_id, stale_page_reply()
     )
     if page is None:
         return

@@ -71,6 +71,12 @@ Feature: Asking in Discord
     And the reply says "**widgets** — admitted by"
     And the reply says "**drafts** — rejected by excluded"
 
+  Scenario: A /sources page button that is out of date says so and what to do
+    When someone runs /sources
+    And someone presses a page button whose id reads "src:page:-1"
+    Then only they see "This button is out of date"
+    And only they see "Run /sources again"
+
   Scenario: /sources with a name explains why a repository is not indexed
     When someone runs /sources with name "drafts"
     Then the reply says "**Not indexed**: the excluded rule rejected it"

@@ -154,6 +154,15 @@ def someone_asks_about_a_source(chat: Chat, name: str) -> None:
     chat.run("sources", next(PEOPLE), name=name)
 
 
+@when(parsers.parse('someone presses a page button whose id reads "{custom_id}"'))
+def presses_page_button(chat: Chat, custom_id: str) -> None:
+    # An id no version of the bot makes: what a forged press, or one from a changed bot, carries.
+    listed = chat.replies[0]
+    chat.replies.append(
+        chat.discord.reply(chat.discord.press(listed, custom_id, user=next(PEOPLE)))
+    )
+
+
 @when("someone runs /status")
 def someone_asks_status(chat: Chat) -> None:
     chat.run("status", next(PEOPLE))

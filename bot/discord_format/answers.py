@@ -255,6 +255,15 @@ def error_reply(error: PhpbotscoutError | None, reference: str) -> Reply:
     return Reply(shorten(escape_markdown(text), CONTENT_LIMIT), ephemeral=True)
 
 
+def stale_vote_reply() -> Reply:
+    """Told only to the presser of a feedback button whose id cannot be read: forged, or stale."""
+    return Reply(
+        "This button is out of date, so no vote was recorded. Ask again with /ask to vote on a "
+        "fresh answer.",
+        ephemeral=True,
+    )
+
+
 def vote_reply(helpful: bool) -> Reply:
     """Thanks for a feedback press, told only to the voter."""
     verdict = "helpful" if helpful else "not helpful"

@@ -47,6 +47,14 @@ def parse_sources_page_id(custom_id: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def stale_page_reply() -> Reply:
+    """Told only to the presser of a page button whose id cannot be read: forged, or stale."""
+    return Reply(
+        "This button is out of date, so it can't show a page. Run /sources again for a fresh list.",
+        ephemeral=True,
+    )
+
+
 def page_count(items: int) -> int:
     """How many pages ``items`` sources take (at least one)."""
     return max(1, math.ceil(items / PAGE_SIZE))

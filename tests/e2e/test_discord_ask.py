@@ -128,6 +128,20 @@ def test_a_vote_on_an_unknown_answer_is_refused_politely(bot, discord, fake_anth
     assert "no recorded answer 987654321" in refused.content
 
 
+def test_a_feedback_button_with_an_unreadable_id_says_it_is_out_of_date(
+    bot, discord, fake_anthropic
+):
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", TUNING))
+    reply = ask(discord, "What frobnication depth?", next(USERS))
+    voter = next(USERS)
+    refused = discord.reply(discord.press(reply, f"fb:{last_answer_id(bot)}:maybe", user=voter))
+    assert refused.how == "callback" and refused.ephemeral
+    assert "out of date, so no vote was recorded" in refused.content
+    assert "/ask" in refused.content
+    votes = bot.run(bot.engine.store.fetchall("SELECT * FROM votes WHERE voter = ?", (str(voter),)))
+    assert votes == []
+
+
 def test_nothing_matched_is_declined_politely_without_asking_the_model(
     bot, discord, fake_anthropic
 ):

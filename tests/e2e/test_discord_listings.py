@@ -78,6 +78,17 @@ def test_sources_lists_every_verdict_with_its_clause_a_page_at_a_time(bot, disco
     )
 
 
+@pytest.mark.parametrize("custom_id", ["src:page:-1", "src:page:two", "src:page:1234567"])
+def test_a_page_button_with_an_unreadable_id_says_it_is_out_of_date(bot, discord, custom_id):
+    listed = command(discord, "sources")
+    press = discord.press(listed, custom_id, user=next(USERS))
+    told = discord.reply(press)
+    assert told.how == "callback" and told.ephemeral
+    assert press.calls[0].body["type"] == 4  # a message of its own: the list stays as it was
+    assert "This button is out of date" in told.content
+    assert "Run /sources again" in told.content
+
+
 def test_sources_with_a_name_explains_why_it_is_not_indexed(bot, discord):
     reply = command(discord, "sources", name="secret-plans")
     [embed] = reply.embeds
