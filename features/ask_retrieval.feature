@@ -182,6 +182,13 @@ Feature: Asking for the passages that answer a question
     Then passage 1 is "Axles" from "docs/guide/axles.md"
     And no passage contains "title:"
 
+  Scenario: A long section written as one line is never cut into its heading alone
+    Given a git repository "glossary" whose "docs/glossary.md" has a section "Terms" written as one long line
+    And the index has been built
+    When I run `python -m bot.cli ask "glossary terms" --retrieval-only --json`
+    Then the exit code is 0
+    And every passage from "docs/glossary.md" holds words under its heading
+
   Scenario: A question with no words finds nothing
     When I run `python -m bot.cli ask "?!? ..." --retrieval-only --json`
     Then the exit code is 0

@@ -55,6 +55,27 @@ def reversing_name(world: World) -> None:
     make_repo(world.estate / REVERSED_NAME, {"README.md": f"# Tricks\n\n{TRICK_TEXT}\n"})
 
 
+@given(
+    parsers.parse(
+        'a git repository "{repo}" whose "{path}" has a section "{heading}" '
+        "written as one long line"
+    )
+)
+def long_line_section(world: World, repo: str, path: str, heading: str) -> None:
+    # Prose that is not wrapped: one line of about 6,000 bytes, over the 4,000-byte ceiling.
+    line = "Each glossary entry names a widget part and says what it does. " * 95
+    make_repo(world.estate / repo, {path: f"# Glossary\n\n## {heading}\n{line}\n"})
+
+
+@then(parsers.parse('every passage from "{path}" holds words under its heading'))
+def passages_hold_words(world: World, path: str) -> None:
+    texts = [r["text"] for r in world.json()["results"] if r["path"] == path]
+    assert len(texts) > 1, texts  # the section was cut into parts
+    for text in texts:
+        under = [line for line in text.split("\n") if not line.startswith("#")]
+        assert any(ch.isalnum() for line in under for ch in line), text
+
+
 @then("no control character reaches the terminal")
 def no_control_character(world: World) -> None:
     # Standard error is the terminal too: errors and the log are written there.

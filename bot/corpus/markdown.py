@@ -8,8 +8,9 @@ Rules (indexing reference, "How markdown is cut"):
 - a heading with nothing under it is merged into the chunk before it (or, when nothing
   comes before, into the chunk after), since on its own it would match and say nothing;
 - a section over ``MAX_CHUNK_BYTES`` is split into parts overlapping by ``OVERLAP_BYTES``,
-  preferring a blank-line boundary in the second half of the window, then a line boundary,
-  and never cutting inside a fenced code block;
+  preferring a blank-line boundary in the second half of the window, then a line boundary
+  there, then the byte limit, and never cutting inside a fenced code block; no part is the
+  heading alone;
 - front matter is never part of a chunk.
 
 The document structure comes from markdown-it (CommonMark), so setext headings, fences and
@@ -291,6 +292,13 @@ def _split(
                 return lo, hi
         return None
 
+    # Where the heading's own text begins: a part that ends before any word of it would be
+    # the heading alone, a passage that matches on its title and then says nothing.
+    body_at = offsets[max(section.body, start_line)]
+
+    def says_something(lo: int, cut: int) -> bool:
+        return _HAS_WORD.search(raw[max(lo, body_at) - begin : cut - begin].decode()) is not None
+
     line_starts = [offsets[i] for i in range(start_line + 1, end_line)]
     # Cutting at the start of a blank line leaves the blank line out of both parts' text.
     blank_starts = [offsets[i] for i in range(start_line + 1, end_line) if not lines[i].strip()]
@@ -307,8 +315,10 @@ def _split(
             cut = _char_boundary(raw, begin, limit)
             fence = inside_fence(cut)
             if fence is not None:
-                # Keep a fenced block whole: end before it, or after it when it starts here.
-                cut = fence[0] if fence[0] > lo else _after(fence[1], finish, raw, begin)
+                # Keep a fenced block whole: end before it, or after it when nothing of the
+                # section's own text comes before it in this part.
+                ahead = fence[0] > lo and says_something(lo, fence[0])
+                cut = fence[0] if ahead else _after(fence[1], finish, raw, begin)
         end = cut
         # Newlines before a line-boundary cut (blank lines included) belong to neither part.
         text_end = end
@@ -338,12 +348,17 @@ def _best_cut(
     line_starts: Sequence[int],
     inside_fence: object,
 ) -> int | None:
-    """A blank-line boundary in the window's second half, else any line boundary in it."""
+    """A blank-line boundary in the window's second half, else a line boundary there.
+
+    Never one in the first half: the part before it would be a scrap (the heading alone, when
+    a long line follows it), and the next part could not repeat the promised overlap. Cutting
+    at the byte limit is better than either.
+    """
     assert callable(inside_fence)
     half = lo + (limit - lo) // 2
-    for candidates, floor in ((blank_starts, half), (line_starts, lo + 1)):
+    for candidates in (blank_starts, line_starts):
         i = bisect.bisect_right(candidates, limit) - 1
-        while i >= 0 and candidates[i] > floor:
+        while i >= 0 and candidates[i] > half:
             if inside_fence(candidates[i]) is None:
                 return candidates[i]
             i -= 1

@@ -110,12 +110,25 @@ def test_a_fence_longer_than_the_cap_is_one_part_and_the_text_after_it_another()
     fence = "```go\n" + "x := 1\n" * 800 + "```"
     text = "# F\n\n" + fence + "\n\nafter the fence\n"
     chunks = chunk_markdown(text)
-    whole = [c for c in chunks if c.text.startswith("```go")]
+    whole = [c for c in chunks if "```go" in c.text]
     assert len(whole) == 1 and whole[0].text.endswith("```")
+    assert whole[0].text.startswith("# F")  # the heading goes with it, never on its own
     assert "after the fence" not in whole[0].text
     assert "after the fence" in chunks[-1].text
     ending = chunk_markdown("# F\n\n" + fence + "\n")
-    assert [c.text for c in ending if "x := 1" in c.text] == [fence]  # no tail cut after it
+    assert [c.text for c in ending] == ["# F\n\n" + fence]  # no tail cut after it
+
+
+def test_no_part_is_the_heading_alone_when_a_long_line_follows_it():
+    heading = "# Guide\n\n## Long\n"
+    for body in ("word " * 2000, "A short opening.\n" + "word " * 2000):
+        chunks = chunk_markdown(heading + body + "\n")
+        assert len(chunks) > 1
+        # Cut at the byte limit, not at the scrap of a line break early in the part.
+        assert len(chunks[0].text.encode()) == MAX_CHUNK_BYTES
+        assert "word" in chunks[0].text
+        for a, b in itertools.pairwise(chunks):
+            assert a.end_byte - b.start_byte >= 200  # they overlap as promised
 
 
 def test_long_sections_are_cut_between_paragraphs_when_they_can_be():
