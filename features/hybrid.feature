@@ -101,3 +101,10 @@ Feature: Hybrid retrieval
   Scenario: Only changed text is embedded again
     When "cli" changes "docs/flags.md" from "several names" to "many names" and the index is refreshed
     Then the model embedded only text containing "many names"
+
+  Scenario: A source that could not be checked this run keeps its names and its meaning
+    When the repositories can no longer be found where they are listed and the index is refreshed
+    And I retrieve passages for "what does updateWithDetecton do?"
+    Then passage 1 declares "FaceTrack.update_with_detection" in "vision/tracker.py"
+    When I retrieve passages for "can the program refuse to start without some option?"
+    Then passage 1 is the section "Required flags"

@@ -71,6 +71,26 @@ def change_and_refresh(world: World, hybrid: Hybrid, repo: str, path: str, old: 
     asyncio.run(_refresh(world, hybrid.model))
 
 
+@when("the repositories can no longer be found where they are listed and the index is refreshed")
+def repositories_gone(world: World, hybrid: Hybrid):
+    # Listed one by one, a repository that is not there proves nothing: it is unresolved.
+    listed = sorted(world.estate.iterdir())
+    world.estate.rename(world.root / "unmounted")
+    raw = {
+        "sources": {"local": [str(path) for path in listed]},
+        "index": {"path": str(world.root / "index.sqlite")},
+        "retrieval": {"mode": "hybrid"},
+    }
+    config = config_module.from_mapping(raw, env={}, base=world.root)
+
+    async def run() -> set[str]:
+        async with await Engine.open(config, embedder=hybrid.model) as engine:
+            await engine.refresh()
+            return {s.verdict for s in await engine.sources()}
+
+    assert asyncio.run(run()) == {"unresolved"}
+
+
 @then(parsers.parse('passage {rank:d} declares "{symbol}" in "{where}"'))
 def passage_declares(hybrid: Hybrid, rank: int, symbol: str, where: str):
     passage = hybrid.results[rank - 1]

@@ -4,7 +4,7 @@ For one question:
 
 1. BM25 (``FtsRetriever.search``) ranks chunks by the question's words;
 2. the symbol table ranks code by how much of a symbol's own words the question uses;
-3. with an embedder, the question's vector ranks every admitted chunk by cosine;
+3. with an embedder, the question's vector ranks every chunk answered from by cosine;
 4. the rankings are fused by reciprocal rank (``bot.index.fusion``);
 5. the chunk declaring a symbol the question names (exactly, in another casing, or
    misspelled) is pinned first, since "this is the name you typed" is not a score that
@@ -31,7 +31,7 @@ import numpy.typing as npt
 from bot.index.embedder import Embedder
 from bot.index.fusion import fuse
 from bot.index.query import build_query
-from bot.index.retriever import PASSAGES, FtsRetriever, Result
+from bot.index.retriever import PASSAGES, SERVED_SOURCES_SQL, FtsRetriever, Result
 from bot.index.selection import NAMED_SLOTS, named_sources, select, without_names
 from bot.index.store import Store
 from bot.index.symbols import Declared, SymbolTable, pins
@@ -201,10 +201,12 @@ class HybridRetriever:
             return snap
 
     async def _load(self, generation: int) -> _Snapshot:
+        # Every source the lexical half answers from: admitted ones and unresolved ones, whose
+        # last index stands (``SERVED_SOURCES_SQL``), so the three rankings see the same chunks.
         rows = await self._store.fetchall(
             "SELECT c.id, d.source, c.symbol, d.path FROM chunks c "
             "JOIN documents d ON d.id = c.document_id "
-            "JOIN sources s ON s.name = d.source WHERE s.verdict = 'admitted' AND c.symbol != ''"
+            "JOIN sources s ON s.name = d.source WHERE s.verdict != 'rejected' AND c.symbol != ''"
         )
         table = SymbolTable(Declared(r[0], r[1], r[2], r[3]) for r in rows)
         chunk_source = {r[0]: r[1] for r in rows}
@@ -216,7 +218,7 @@ class HybridRetriever:
             vectors = await self._store.fetchall(
                 "SELECT c.id, d.source, c.vector FROM chunks c "
                 "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.name = d.source "
-                "WHERE s.verdict = 'admitted' AND c.vector IS NOT NULL ORDER BY c.id"
+                "WHERE s.verdict != 'rejected' AND c.vector IS NOT NULL ORDER BY c.id"
             )
             width = int(model[0])
             blobs = [r[2] for r in vectors if len(r[2]) == width * 4]
@@ -227,5 +229,5 @@ class HybridRetriever:
         return _Snapshot(generation, table, chunk_source, ids, sources, matrix)
 
     async def _source_names(self) -> list[str]:
-        rows = await self._store.fetchall("SELECT name FROM sources WHERE verdict = 'admitted'")
+        rows = await self._store.fetchall(SERVED_SOURCES_SQL)
         return [row[0] for row in rows]

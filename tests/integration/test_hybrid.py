@@ -239,3 +239,22 @@ async def test_bm25_searches_a_misspelled_identifier_by_its_words(tmp_path, esta
         misspelled = await engine.retrieve("what does updateWithDetecton do?")
         assert '"update"' in misspelled.query
         assert "FaceTrack.update_with_detection" in [r.symbol for r in misspelled.results]
+
+
+async def test_an_unresolved_source_keeps_its_symbols_and_vectors(tmp_path, estate):
+    # Each repository listed on its own: one that is no longer there is unresolved, not gone.
+    raw = {
+        "sources": {"local": [str(estate / "cli"), str(estate / "vision")]},
+        "index": {"path": str(tmp_path / "index.sqlite")},
+        "retrieval": {"mode": "hybrid"},
+    }
+    config = config_module.from_mapping(raw, env={}, base=tmp_path)
+    question = "what does updateWithDetecton do?"
+    async with await Engine.open(config, embedder=ConceptEmbedder()) as engine:
+        await engine.refresh()
+        (estate / "vision").rename(tmp_path / "unmounted")
+        await engine.refresh()
+        states = {s.name: s.verdict for s in await engine.sources()}
+        assert states["vision"] == "unresolved"
+        top = (await engine.retrieve(question)).results[0]
+        assert (top.path, top.symbol) == ("tracker.py", "FaceTrack.update_with_detection")
