@@ -203,12 +203,20 @@ class Engine:
         if self.config.embedded:
             await self.refresh()
         if await catalog.chunk_count(self.store) == 0:
-            raise self._empty_index()
+            raise await self._empty_index()
 
-    def _empty_index(self) -> EmptyIndexError:
+    async def _empty_index(self) -> EmptyIndexError:
+        empty = f"The index at {self.config.index_path} holds no passages"
+        if await catalog.sources(self.store):
+            # A build has run and decided every source: building again would decide the same.
+            return EmptyIndexError(
+                f"{empty}: no source that qualifies has anything indexed. Run 'python -m "
+                "bot.cli index sources' to see why each source was left out, and 'python -m "
+                "bot.cli index status' for any whose refresh failed."
+            )
         return EmptyIndexError(
-            f"The index at {self.config.index_path} holds no passages yet, so there is "
-            "nothing to answer from. Build it with 'python -m bot.cli index build'."
+            f"{empty} yet, so there is nothing to answer from. "
+            "Build it with 'python -m bot.cli index build'."
         )
 
     async def retrieve(self, question: str, limit: int = PASSAGES) -> Retrieval:
@@ -267,7 +275,7 @@ class Engine:
         retrieval = await self.retrieve(text, limit)
         passages = retrieval.results
         if not passages and await catalog.chunk_count(self.store) == 0:
-            raise self._empty_index()
+            raise await self._empty_index()
         stale = tuple(await self.stale_sources(passages)) if passages else ()
         draft: Answer | None = None
         if passages and composer is not None:

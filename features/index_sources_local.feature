@@ -43,6 +43,15 @@ Feature: Explaining which local repositories are indexed
     And the output says "none qualifies"
     And the output says "python -m bot.cli index sources"
 
+  Scenario: Asking when no repository qualifies points to the reasons, not to another build
+    Given the configuration excludes "widgets"
+    And the index has been built
+    When I run `python -m bot.cli ask "the widget library"`
+    Then the exit code is 1
+    And the error says "no source that qualifies has anything indexed"
+    And the error says "python -m bot.cli index sources"
+    And the error does not say "Build it with"
+
   Scenario: A repository that is no longer there leaves the index on the next build
     Given a git repository "gadgets" holding "README.md":
       """

@@ -157,6 +157,20 @@ def test_status_with_no_source_qualifying_points_to_the_reasons(configured, caps
     assert "index build" not in out
 
 
+def test_ask_with_no_source_qualifying_points_to_the_reasons_not_to_a_build(configured, capsys):
+    config = configured / "phpbotscout.toml"
+    config.write_text(
+        config.read_text().replace("[sources]\n", '[sources]\nexclude = ["widgets"]\n')
+    )
+    assert run(capsys, "index", "build")[0] == 0
+    code, out, _ = run(capsys, "ask", "anything", "--json")
+    assert code == 1
+    error = json.loads(out)["error"]
+    assert error["kind"] == "empty_index"
+    assert "python -m bot.cli index sources" in error["message"]
+    assert "index build" not in error["message"]  # building again would decide the same
+
+
 def test_status_and_sources_before_any_build_say_how_to_build(configured, capsys):
     for command in (["index", "status"], ["index", "sources"]):
         code, out, _ = run(capsys, *command)
