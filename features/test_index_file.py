@@ -1,0 +1,59 @@
+"""Steps for the index file under a running bot, against the real bot and the fake Discord."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from pytest_bdd import given, parsers, scenarios, then, when
+
+from tests.answering import make_estate
+from tests.discord_bot import BotThread, bot_config, build_index
+from tests.fakes.discord import EPHEMERAL, FakeDiscord, Reply
+
+scenarios("index_file.feature")
+
+ASKER = 1500000000000000901
+
+
+@pytest.fixture
+def bot(tmp_path, discord: FakeDiscord) -> Iterator[BotThread]:
+    config = bot_config(tmp_path, make_estate(tmp_path / "estate"), discord)
+    build_index(config)
+    running = BotThread(config).start()
+    running.run(running.service.refresher.settle())
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def replies() -> list[Reply]:
+    return []
+
+
+@given("the bot is running with the widgets documentation indexed")
+def running(bot: BotThread) -> None:
+    assert bot.engine.store.path.is_file()
+
+
+@when("the index file is deleted")
+def delete_index(bot: BotThread) -> None:
+    path = bot.engine.store.path
+    for leftover in path.parent.glob(path.name + "*"):  # with its -wal and -shm files
+        leftover.unlink()
+
+
+@when(parsers.parse('someone runs /ask "{question}"'))
+def ask(discord: FakeDiscord, replies: list[Reply], question: str) -> None:
+    replies.append(discord.reply(discord.command("ask", {"question": question}, user=ASKER)))
+
+
+@then(parsers.parse('only they see "{text}"'))
+def private_reply(replies: list[Reply], text: str) -> None:
+    assert text in replies[-1].content
+    assert replies[-1].flags & EPHEMERAL
+
+
+@then(parsers.parse('the log says "{text}"'))
+def logged(caplog: pytest.LogCaptureFixture, text: str) -> None:
+    assert text in caplog.text
