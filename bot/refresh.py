@@ -92,9 +92,16 @@ async def refresh(
     """
     started = time.perf_counter()
     progress = progress or QuietProgress()
+    # Where each local source was indexed from, so that a repository whose own directory has
+    # gone is the one reported missing, and no other path takes its name.
+    indexed = {s.name: s.location for s in await catalog.sources(store) if s.origin == "local"}
     # Discovery reads directories and git refs: off the event loop, which serve shares.
     candidates = await asyncio.to_thread(
-        discover_local, config.local_sources, config.exclude, embedded=config.embedded
+        discover_local,
+        config.local_sources,
+        config.exclude,
+        embedded=config.embedded,
+        indexed=indexed,
     )
     async with AsyncExitStack() as stack:
         gitlab: GitLabSources | None = None

@@ -74,7 +74,7 @@ Feature: Explaining which local repositories are indexed
     And the estate directory is moved away
     When I run `python -m bot.cli index build`
     And I run `python -m bot.cli index sources --json`
-    Then source "estate" is "unresolved" by clause "missing"
+    Then "estate" is listed as missing, under its name and path
     And source "widgets" is "admitted" by clause "local"
     When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
     Then the exit code is 0
@@ -89,6 +89,15 @@ Feature: Explaining which local repositories are indexed
     Then the status lists "widgets" as "unresolved" by clause "missing"
     When I run `python -m bot.cli index status`
     Then the output says "1 unresolved"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
+
+  Scenario: A listed path that does not exist never takes the name of a repository indexed
+    Given the configuration also lists "gone/widgets"
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then source "widgets" is "admitted" by clause "local"
+    And "gone/widgets" is listed as missing, under its name and path
     When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
     Then a passage comes from "widgets"
 
@@ -116,7 +125,7 @@ Feature: Explaining which local repositories are indexed
     And the configuration also lists "notes.md"
     And the index has been built
     When I run `python -m bot.cli index sources --json`
-    Then source "notes.md" is "unresolved" by clause "missing"
+    Then "notes.md" is listed as missing, under its name and path
     And the output says "notes.md is a file, not a repository or a directory of repositories"
 
   Scenario: A bare mirror in a configured directory is indexed under its name

@@ -14,6 +14,12 @@ def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
     assert (rows[name]["verdict"], rows[name]["clause"]) == (verdict, clause)
 
 
+@then(parsers.parse('"{entry}" is listed as missing, under its name and path'))
+def entry_missing(world: World, entry: str) -> None:
+    path = world.root / entry
+    source_verdict(world, f"{path.name} (missing at {path})", "unresolved", "missing")
+
+
 @then(parsers.parse('no passage comes from "{name}"'))
 def no_passage_from(world: World, name: str) -> None:
     assert all(r["repo"] != name for r in world.json()["results"])

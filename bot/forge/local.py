@@ -8,7 +8,7 @@ its directory name (a bare repository's without its ``.git`` ending); the embedd
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from bot.forge.candidates import Candidate, Verdict
@@ -53,19 +53,26 @@ def _tidy(path: Path) -> Path:
 
 
 def discover_local(
-    paths: Sequence[Path], exclude: Collection[str], *, embedded: bool = False
+    paths: Sequence[Path],
+    exclude: Collection[str],
+    *,
+    embedded: bool = False,
+    indexed: Mapping[str, str] | None = None,
 ) -> list[Candidate]:
     """Return a candidate for every repository the configured paths name.
 
     Exclusions are applied first and are absolute. A path that is missing, a file, or a
-    directory holding no repositories yields an *unresolved* candidate that says so. One
-    repository reached through several configured paths is one candidate; of different
-    repositories with one name, the one reached first takes the name and every later one is
-    a duplicate listed under the name and its path. A repository with no commit yet is
-    rejected as ``empty``, as a GitLab project is.
+    directory holding no repositories yields an *unresolved* candidate that says so, listed
+    under its name and its path, ``NAME (missing at PATH)``; only the directory of a
+    repository ``indexed`` (name to location, from the index) from that very path keeps the
+    repository's name, so that the repository is the one reported missing. One repository
+    reached through several configured paths is one candidate; of different repositories
+    with one name, the one reached first takes the name and every later one is a duplicate
+    listed under the name and its path. A repository with no commit yet is rejected as
+    ``empty``, as a GitLab project is.
     """
     found: list[tuple[str, Path]] = []
-    problems: list[Candidate] = []
+    unusable: list[tuple[Path, str]] = []
     configured: set[Path] = set()
     for path in (_tidy(p) for p in paths):
         if path in configured:  # listed twice in the same words: once is what was meant
@@ -74,17 +81,15 @@ def discover_local(
         if embedded:
             found.append((EMBEDDED_NAME, path))
         elif not path.exists():
-            problems.append(_unresolved(path.name or str(path), path, "missing", "does not exist"))
+            unusable.append((path, "does not exist"))
         elif not path.is_dir():
-            detail = "is a file, not a repository or a directory of repositories"
-            problems.append(_unresolved(path.name, path, "missing", detail))
+            unusable.append((path, "is a file, not a repository or a directory of repositories"))
         elif is_repository(path):
             found.append((_name(path), path))
         else:
             children = sorted(c for c in path.iterdir() if c.is_dir() and is_repository(c))
             if not children:
-                detail = "holds no git repositories (and is not one)"
-                problems.append(_unresolved(path.name, path, "missing", detail))
+                unusable.append((path, "holds no git repositories (and is not one)"))
             found.extend((_name(child), child) for child in children)
 
     # The same repository reached through several paths (a directory and its parent, a
@@ -113,7 +118,26 @@ def discover_local(
             candidates.append(_unresolved(key, path, "duplicate", detail))
         else:
             candidates.append(_admitted(name, path, others))
-    return candidates + problems
+    names = {name for name, _ in found}
+    return candidates + [
+        _unresolved(_unusable_name(path, names, indexed or {}), path, "missing", detail)
+        for path, detail in unusable
+    ]
+
+
+def _unusable_name(path: Path, found: Collection[str], indexed: Mapping[str, str]) -> str:
+    """The name a configured path that cannot be used is listed under.
+
+    Nothing tells a missing repository from a missing directory of them, so the path's own
+    name may be any repository's: listed under it, the entry would overwrite that
+    repository's verdict. Only a repository the index holds from this very path, and that
+    no path reaches this run, is named as itself: its own directory has gone, and it keeps
+    answering from its last index, reported missing.
+    """
+    for name in (path.name, path.name.removesuffix(".git")):
+        if indexed.get(name) == str(path) and name not in found:
+            return name
+    return f"{path.name or path} (missing at {path})"
 
 
 def _admitted(name: str, path: Path, others: Sequence[Path]) -> Candidate:

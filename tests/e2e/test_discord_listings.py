@@ -62,7 +62,10 @@ def test_sources_lists_every_verdict_with_its_clause_a_page_at_a_time(bot, disco
     lines = embed["description"].splitlines()
     assert len(lines) == 10
     assert lines[0].startswith("**announcements** — admitted by ")
-    assert any(line.startswith("**gone** — unresolved by missing") for line in lines)
+    assert any(
+        line.startswith("**gone \\(missing at ") and "\\)** — unresolved by missing: " in line
+        for line in lines
+    )
     assert first.custom_ids == ["src:page:0", "src:page:2"]
     previous, following = first.components[0]["components"]
     assert previous["disabled"] is True and following.get("disabled") is not True

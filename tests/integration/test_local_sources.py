@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from bot import config as config_module
 from bot.engine import Engine
 from bot.forge.candidates import Verdict
@@ -109,11 +111,75 @@ async def test_every_excluded_repository_of_a_name_is_stored_with_its_own_path(t
     }
 
 
+def _missing(path: Path) -> tuple[str, str, str, str]:
+    return (str(path), "unresolved", "missing", f"{path} does not exist")
+
+
+@pytest.mark.parametrize("missing_first", [False, True], ids=["after", "before"])
+async def test_a_missing_entry_never_takes_the_name_of_a_repository_found(tmp_path, missing_first):
+    alpha, gone = tmp_path / "estate" / "alpha", tmp_path / "gone" / "alpha"
+    make_repo(alpha, {"README.md": README})
+    listed = ["estate", "gone/alpha"]
+    async with await Engine.open(_config(tmp_path, *sorted(listed, reverse=missing_first))) as e:
+        report = await e.refresh()
+        assert [(o.name, o.status) for o in report.outcomes] == [("alpha", "indexed")]
+        stored = _stored(await e.sources())
+    assert stored == {
+        "alpha": (str(alpha), "admitted", "local", "listed in sources.local"),
+        f"alpha (missing at {gone})": _missing(gone),
+    }
+
+
+async def test_a_missing_entry_never_takes_the_name_of_a_repository_indexed_elsewhere(tmp_path):
+    estate = tmp_path / "estate"
+    make_repo(estate / "alpha", {"README.md": README})
+    async with await Engine.open(_config(tmp_path, "estate")) as engine:
+        await engine.refresh()
+    estate.rename(tmp_path / "unmounted")  # what it held keeps its last index
+    gone = tmp_path / "gone" / "alpha"
+    async with await Engine.open(_config(tmp_path, "estate", "gone/alpha", "x/alpha")) as engine:
+        report = await engine.refresh()
+        assert report.removed == ()
+        stored = _stored(await engine.sources())
+        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
+        assert (top.repo, top.path) == ("alpha", "README.md")
+    assert stored == {
+        "alpha": (str(estate / "alpha"), "admitted", "local", "listed in sources.local"),
+        f"estate (missing at {estate})": _missing(estate),
+        f"alpha (missing at {gone})": _missing(gone),
+        f"alpha (missing at {tmp_path / 'x' / 'alpha'})": _missing(tmp_path / "x" / "alpha"),
+    }
+    async with await Engine.open(_config(tmp_path, "gone/alpha")) as engine:
+        report = await engine.refresh()
+        assert set(report.removed) == set(stored) - {f"alpha (missing at {gone})"}
+        assert _stored(await engine.sources()) == {f"alpha (missing at {gone})": _missing(gone)}
+
+
+async def test_a_bare_repository_whose_own_directory_went_missing_is_the_one_reported(tmp_path):
+    make_repo(tmp_path / "work" / "alpha", {"README.md": README})
+    mirror = tmp_path / "alpha.git"
+    git(tmp_path, "clone", "-q", "--bare", str(tmp_path / "work" / "alpha"), str(mirror))
+    async with await Engine.open(_config(tmp_path, "alpha.git")) as engine:
+        await engine.refresh()
+        mirror.rename(tmp_path / "unmounted.git")
+        report = await engine.refresh()
+        assert report.removed == ()
+        (state,) = await engine.sources()
+        assert (state.name, *_missing(mirror)) == (
+            "alpha",
+            state.location,
+            state.verdict,
+            state.clause,
+            state.detail,
+        )
+        assert state.documents == 1
+
+
 async def test_a_file_listed_as_a_source_is_said_to_be_a_file(tmp_path):
     (tmp_path / "notes.md").write_text("# Notes\n")
     async with await Engine.open(_config(tmp_path, "notes.md")) as engine:
         report = await engine.refresh()
-    assert _verdicts(report)["notes.md"] == (
+    assert _verdicts(report)[f"notes.md (missing at {tmp_path / 'notes.md'})"] == (
         "unresolved",
         "missing",
         f"{tmp_path / 'notes.md'} is a file, not a repository or a directory of repositories",

@@ -98,7 +98,8 @@ async def test_a_directory_that_cannot_be_read_keeps_its_repositories_last_index
         report = await engine.refresh()
         assert report.removed == ()
         states = {s.name: s for s in await engine.sources()}
-        assert (states["estate"].verdict, states["estate"].clause) == ("unresolved", "missing")
+        unmounted = states[f"estate (missing at {estate})"]
+        assert (unmounted.verdict, unmounted.clause) == ("unresolved", "missing")
         assert states["widgets"].documents > 0 and states["gadgets"].documents > 0
         assert {r.repo for r in (await engine.retrieve("frobnicator")).results} == {
             "widgets",
@@ -217,7 +218,7 @@ async def test_missing_paths_are_unresolved_not_fatal(tmp_path, estate):
         report = await engine.refresh()
         assert len(report.outcomes) == 2
         verdicts = {s.name: (s.verdict, s.clause) for s in await engine.sources()}
-        assert verdicts["nowhere"] == ("unresolved", "missing")
+        assert verdicts[f"nowhere (missing at {tmp_path / 'nowhere'})"] == ("unresolved", "missing")
 
 
 async def test_an_unresolved_source_keeps_answering_from_its_last_index(tmp_path, estate):
