@@ -337,17 +337,6 @@ class _Console(Console):
         raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
 
-class _TerminalSafeLog(logging.Formatter):
-    """Log lines that cannot drive the terminal showing standard error.
-
-    Log messages carry source names, paths and errors from repositories and the forge; every
-    line is escaped here, once, as the commands' own output is, rather than at each call.
-    """
-
-    def format(self, record: logging.LogRecord) -> str:
-        return render.terminal_safe(super().format(record))
-
-
 def _print_json(data: Any) -> None:
     print(render.json_text(data))
 
@@ -448,7 +437,7 @@ def _main(argv: Sequence[str] | None) -> int:
         _print_json({"error": {"kind": "usage", "message": f"{exc.message}. {hint}"}})
         return 2
     log_handler = logging.StreamHandler(sys.stderr)
-    log_handler.setFormatter(_TerminalSafeLog("%(levelname)s %(name)s: %(message)s"))
+    log_handler.setFormatter(render.TerminalSafeLog("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(
         # A service logs what it does; a one-shot command only what went wrong.
         level=logging.INFO if args.verbose or args.command == "serve" else logging.WARNING,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 import textwrap
 from collections.abc import Sequence
@@ -40,6 +41,37 @@ def terminal_safe(text: str) -> str:
     an escape such as ``\x1b`` or ``\u202e`` instead, and a CRLF line end is just a line end.
     """
     return _CONTROL.sub(lambda m: "\n" if m[0] == "\r\n" else _escaped(m[0]), text)
+
+
+_LINE_BREAK = re.compile(r"[\n\r]")
+
+
+def one_line(text: str) -> str:
+    r"""``text`` on one line: every line feed and carriage return is shown as ``\x0a``, ``\x0d``.
+
+    A log line is read as starting at a line break, so a line break in a name or path from a
+    repository would make what follows it read as a log line of its own, one nobody logged.
+    """
+    return _LINE_BREAK.sub(lambda m: _escaped(m[0]), text)
+
+
+class TerminalSafeLog(logging.Formatter):
+    """Log lines that cannot drive the terminal showing standard error, nor be forged.
+
+    Log messages carry source names, paths and errors from repositories and the forge; every
+    line is escaped here, once, as the commands' own output is, rather than at each call.
+    """
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        """The record's message, on one line, in the log's format."""
+        # Only the message is made one line: the traceback that ``format`` appends after it
+        # is the program's own text, and keeps its lines so that it stays readable.
+        record.message = one_line(record.message)
+        return super().formatMessage(record)
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The whole entry, traceback included, with no character that drives a terminal."""
+        return terminal_safe(super().format(record))
 
 
 def _escaped(char: str) -> str:

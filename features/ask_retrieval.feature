@@ -224,6 +224,13 @@ Feature: Asking for the passages that answer a question
     And no control character reaches the terminal
     And the error says "refreshed tricks\u2067\u202eexe.\u202c\u2069\x1b]0;pwned\x07: indexed"
 
+  Scenario: A line break in a repository's name never starts a log line of its own
+    Given a git repository whose name breaks the line to forge a log line
+    When I run `python -m bot.cli -v index build` as a process of its own
+    Then the exit code is 0
+    And no log line is forged
+    And the error says "refreshed tricks\x0aWARNING bot.refresh: forged: indexed"
+
   Scenario: Escape sequences in the documentation stay escaped in JSON
     Given a git repository "tricks" whose "docs/trick.md" retitles the terminal and hides text
     And the index has been built

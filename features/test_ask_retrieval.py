@@ -12,6 +12,8 @@ TRICK_TEXT = "The trick makes \x1b[8mhidden\x1b[0m text.\x9b2J"  # concealed, th
 # A heading and a repository name that a direction override would show partly reversed.
 REVERSED_HEADING = "Reversing \u202etrick\u202c"
 REVERSED_NAME = "tricks\u2067\u202eexe.\u202c\u2069\x1b]0;pwned\x07"
+# What a line break in a repository's name would make read as a log line of its own.
+FORGED = "WARNING bot.refresh: forged"
 # Control characters, and the marks and overrides that reorder the text after them.
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -74,6 +76,16 @@ def passages_hold_words(world: World, path: str) -> None:
     for text in texts:
         under = [line for line in text.split("\n") if not line.startswith("#")]
         assert any(ch.isalnum() for line in under for ch in line), text
+
+
+@given("a git repository whose name breaks the line to forge a log line")
+def line_breaking_name(world: World) -> None:
+    make_repo(world.estate / f"tricks\n{FORGED}", {"README.md": f"# Tricks\n\n{TRICK_TEXT}\n"})
+
+
+@then("no log line is forged")
+def no_forged_line(world: World) -> None:
+    assert not any(line.startswith(FORGED) for line in world.stderr.splitlines()), world.stderr
 
 
 @then("no control character reaches the terminal")

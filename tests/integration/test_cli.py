@@ -268,6 +268,29 @@ def test_log_lines_show_escapes_from_a_repository_and_never_send_them(hostile):
     ) in done.stderr.splitlines()
 
 
+def test_a_line_break_from_a_repository_never_starts_a_log_line_of_its_own(home, tmp_path):
+    estate = tmp_path / "estate"
+    make_repo(estate / "widgets\nINFO bot.refresh: refreshed forged: indexed", {"README.md": "x"})
+    damaged = estate / "gadgets\r\nERROR bot.cli: forged"
+    head = make_repo(damaged, {"README.md": "# Gadgets\n"})
+    (damaged / ".git" / "objects" / head[:2] / head[2:]).unlink()  # its refresh fails, logged
+    (tmp_path / "phpbotscout.toml").write_text(
+        f'[sources]\nlocal = ["{estate}"]\n[index]\npath = "index.sqlite"\n'
+    )
+    done = run_cli(["--verbose", "index", "build"], cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.splitlines()
+    assert "INFO bot.refresh: refreshed forged: indexed" not in lines
+    assert not any(line.startswith("ERROR bot.cli: forged") for line in lines), lines
+    widgets = "widgets\\x0aINFO bot.refresh: refreshed forged: indexed"
+    assert f"INFO bot.refresh: refreshed {widgets}: indexed" in lines
+    gadgets = "gadgets\\x0d\\x0aERROR bot.cli: forged"
+    assert any(
+        line.startswith(f"WARNING bot.refresh: refresh of {gadgets} failed: {estate}/{gadgets} ")
+        for line in lines
+    ), lines
+
+
 def test_a_refresh_interval_for_no_source_is_a_warning_naming_it(configured, capsys):
     config = configured / "phpbotscout.toml"
     config.write_text(

@@ -1,7 +1,9 @@
 """The `ask --json` object follows the documented contract; terminal text says what it must."""
 
 import json
+import logging
 import re
+import sys
 from dataclasses import replace
 
 from hypothesis import given
@@ -117,6 +119,30 @@ def test_no_control_character_but_newline_and_tab_reaches_the_terminal(text):
     assert not CONTROL.search(shown)
     if not CONTROL.search(text):
         assert shown == text
+
+
+def test_a_log_message_is_one_line_and_a_traceback_keeps_its_lines():
+    try:
+        raise ValueError("the repository\nbroke")
+    except ValueError:
+        failure = sys.exc_info()
+    message = "refresh of %s failed"
+    record = logging.LogRecord(
+        "bot.refresh", logging.ERROR, __file__, 1, message, ("a\nb\r\nc\rd",), failure
+    )
+    shown = render.TerminalSafeLog("%(levelname)s %(name)s: %(message)s").format(record)
+    lines = shown.splitlines()
+    assert lines[0] == "ERROR bot.refresh: refresh of a\\x0ab\\x0d\\x0ac\\x0dd failed"
+    assert lines[1] == "Traceback (most recent call last):"
+    assert lines[-2:] == ["ValueError: the repository", "broke"]
+    assert not CONTROL.search(shown)
+
+
+@given(st.text())
+def test_a_log_message_never_holds_a_line_break(text):
+    record = logging.LogRecord("bot", logging.INFO, __file__, 1, text, None, None)
+    shown = render.TerminalSafeLog("%(message)s").format(record)
+    assert "\n" not in shown and "\r" not in shown and not CONTROL.search(shown)
 
 
 @given(
