@@ -10,7 +10,8 @@ binary's result object says whether it worked:
 * exit status 0 but no ``structured_output``: the model never produced the structured
   reply, so nothing can be grounded, and the question is declined (not an error);
 * ``is_error`` true, a non-zero exit, unreadable output or the deadline passing: the
-  provider failed (``ProviderError``);
+  provider failed (``ProviderError``). At the deadline the binary is killed together with
+  every process it started: it runs in a process group of its own for that;
 * a ``subtype`` other than ``success`` (the binary stopped at a limit of its own, such as
   ``error_max_turns``, which it may report with ``is_error`` false), or no
   ``structured_output`` with a stop reason that says the reply was cut short: the provider
@@ -23,6 +24,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import signal
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -36,6 +39,10 @@ from bot.forge.origin import redact_urls
 log = logging.getLogger(__name__)
 
 PROVIDER = "claude-local"
+# How long to wait for the killed process group to be gone. A process that left the group on
+# purpose can outlive the kill and keep the output pipes open; the asker is not kept waiting
+# on it past this.
+KILL_GRACE = 5.0
 
 
 def command(binary: Path, model: str) -> list[str]:
@@ -89,6 +96,10 @@ class ClaudeLocalComposer:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 env=self._env,
+                # A process group of its own, so that the deadline ends everything it started:
+                # a wrapper script's child (or any helper claude starts) holds the output
+                # pipes, and the answer would otherwise wait for it however long it runs.
+                start_new_session=True,
             )
         except OSError as exc:
             raise ProviderError(
@@ -99,9 +110,10 @@ class ClaudeLocalComposer:
             async with asyncio.timeout(self._timeout):
                 out, err = await proc.communicate(prompt)
         except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await proc.wait()
+            _kill_group(proc)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(KILL_GRACE):
+                    await proc.wait()
             raise ProviderError(
                 f"claude did not answer within answer.timeout ({self._timeout:g} s). "
                 "Ask again, or raise answer.timeout."
@@ -133,6 +145,13 @@ class ClaudeLocalComposer:
 
     async def aclose(self) -> None:
         """Nothing to release: each question runs its own process."""
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    # The group is the binary's pid: it started the group, and the id stays taken while any
+    # process is left in it, so this reaches nothing else.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _parse(out: bytes) -> dict[str, Any] | None:

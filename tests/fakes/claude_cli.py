@@ -2,8 +2,9 @@
 
 It accepts the flags phpbotscout passes, records each call (argv and standard input) in
 ``calls.jsonl`` beside itself, and then behaves as ``behaviour.json`` beside it says: print
-a result object and exit with a status, optionally after a delay. The result objects have
-the real CLI's keys.
+a result object and exit with a status, optionally after a delay. The delay may be spent in
+a child process that shares its output, as when ``claude`` is a wrapper script that runs the
+real binary. The result objects have the real CLI's keys.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 SCRIPT = r"""#!{python}
-import json, os, sys, time
+import json, os, subprocess, sys, time
 from pathlib import Path
 
 here = Path(__file__).resolve().parent
@@ -32,7 +33,10 @@ prompt = sys.stdin.read()
 with open(here / "calls.jsonl", "a", encoding="utf-8") as calls:
     calls.write(json.dumps({{"argv": args, "stdin": prompt, "env": dict(os.environ)}}) + "\n")
 behaviour = json.loads((here / "behaviour.json").read_text())
-time.sleep(behaviour.get("delay", 0))
+if behaviour.get("in_child"):
+    subprocess.run([sys.executable, "-c", f"import time; time.sleep({{behaviour['delay']}})"])
+else:
+    time.sleep(behaviour.get("delay", 0))
 if behaviour.get("stderr"):
     print(behaviour["stderr"], file=sys.stderr)
 if behaviour.get("stdout") is not None:
@@ -87,9 +91,16 @@ class FakeClaude:
         exit: int = 0,
         stderr: str = "",
         delay: float = 0.0,
+        in_child: bool = False,
     ) -> None:
         text = json.dumps(stdout) if isinstance(stdout, dict) else stdout
-        behaviour = {"stdout": text, "exit": exit, "stderr": stderr, "delay": delay}
+        behaviour = {
+            "stdout": text,
+            "exit": exit,
+            "stderr": stderr,
+            "delay": delay,
+            "in_child": in_child,
+        }
         (self.directory / "behaviour.json").write_text(json.dumps(behaviour), encoding="utf-8")
 
     def calls(self) -> list[dict[str, Any]]:

@@ -185,6 +185,17 @@ async def test_a_hung_binary_is_killed_at_the_timeout(tmp_path, fake_claude):
     assert time.perf_counter() - started < 5
 
 
+async def test_a_binary_hung_in_a_child_process_is_stopped_at_the_timeout(tmp_path, fake_claude):
+    # A wrapper script that runs the real binary without exec: killing the script alone leaves
+    # its child holding the output pipes, and reading them waited as long as the child ran.
+    fake_claude.behave(stdout=result(reply("late", [1])), delay=30, in_child=True)
+    async with await open_indexed(claude_config(tmp_path, fake_claude, 0.5)) as engine:
+        started = time.perf_counter()
+        with pytest.raises(ProviderError, match=r"within answer\.timeout \(0\.5 s\)"):
+            await engine.ask(QUESTION)
+        assert time.perf_counter() - started < 5
+
+
 async def test_a_missing_binary_is_a_configuration_error(tmp_path):
     estate = make_estate(tmp_path / "estate")
     empty = tmp_path / "empty-bin"

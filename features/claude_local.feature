@@ -1,0 +1,24 @@
+Feature: Answering with a local claude binary
+  With answer.provider = "claude-local", phpbotscout runs a signed-in `claude` binary once per
+  question. However that binary is installed, a question ends in its answer or its error within
+  answer.timeout.
+
+  Background:
+    Given a git repository "widgets" holding "docs/guide.md":
+      """
+      # Widget guide
+
+      ## Tuning the frobnicator
+
+      Set `frobnication.depth` to seven in `widgets.toml`.
+      """
+    And a configuration indexing those repositories
+    And answers are composed by a local claude binary within "1s"
+    And the index has been built
+
+  Scenario: A claude hung in a process it started is stopped at answer.timeout
+    Given claude hangs in a process it started, which shares its output
+    When I ask "What frobnication depth should I set?" and time it
+    Then the exit code is 1
+    And the JSON error is of kind "provider" and says "did not answer within answer.timeout (1 s)"
+    And it ended within 5 seconds
