@@ -97,6 +97,15 @@ Feature: Asking a question
     And the error kind is "provider"
     And the API key appears nowhere in the output
 
+  Scenario: A rate limit that outlasts answer.timeout is reported as a rate limit
+    Given answer.timeout is "1s"
+    And the API rate-limits the key and asks to wait 30 seconds
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error kind is "provider"
+    And the error message says "still rate-limiting this key (HTTP 429) when answer.timeout (1 s) ran out"
+    And the documentation-gap backlog is empty
+
   Scenario: A reply cut off at the output limit is an error, not a documentation gap
     Given the model's reply is cut off at its output limit
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

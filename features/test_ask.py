@@ -59,6 +59,18 @@ def model_overloaded(fake_anthropic):
     fake_anthropic.script(error(529, "overloaded_error", "Overloaded", {"retry-after-ms": "5"}))
 
 
+@given(parsers.parse('answer.timeout is "{timeout}"'))
+def answer_timeout(world, timeout):
+    path = world.root / "phpbotscout.toml"
+    path.write_text(path.read_text().replace('timeout = "5s"', f'timeout = "{timeout}"'))
+
+
+@given(parsers.parse("the API rate-limits the key and asks to wait {seconds:d} seconds"))
+def rate_limited(fake_anthropic, seconds):
+    limited = error(429, "rate_limit_error", "Rate limited", {"retry-after": str(seconds)})
+    fake_anthropic.script(limited)
+
+
 @given("the model's reply is cut off at its output limit")
 def model_cut_off(fake_anthropic):
     partial = {"type": "tool_use", "id": "toolu_01", "name": "answer", "input": {"answer": "Set"}}

@@ -3,9 +3,10 @@
 The reply is forced through one tool whose input schema is the reply's shape, so the model
 cannot answer in free prose. Each answer has one deadline (``answer.timeout``) that covers
 the SDK's own retries too: the SDK honours any ``retry-after`` the server sends, however long,
-and a question must not wait on that. Failures become ``ProviderError`` with a message that
-says what to do and never contains the key; a reply the model did not finish (cut off at the
-output token limit, refused, paused) is such a failure too, never a decline.
+and a question must not wait on that. A deadline reached while the API was still answering
+429 or 5xx is reported as that, not as a slow model. Failures become ``ProviderError`` with a
+message that says what to do and never contains the key; a reply the model did not finish (cut
+off at the output token limit, refused, paused) is such a failure too, never a decline.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any, cast
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, cast
 
 import anthropic
 from anthropic.types import Message
@@ -25,6 +27,9 @@ from bot.config import Secret
 from bot.errors import ProviderError
 from bot.forge.origin import redact_urls
 
+if TYPE_CHECKING:
+    import httpx2
+
 log = logging.getLogger(__name__)
 
 # A short answer with its citations takes a few hundred tokens; the headroom is for answers
@@ -33,6 +38,17 @@ log = logging.getLogger(__name__)
 MAX_TOKENS = 2048
 MAX_RETRIES = 2  # three attempts in all; the SDK retries 408, 409, 429 and 5xx
 PROVIDER = "anthropic"
+
+# The HTTP statuses one answer's attempts got, in order. The client's response hook runs in the
+# task that asked, so each answer sees its own; a list, so that a copy of the context still
+# reaches the same one.
+_statuses: ContextVar[list[int]] = ContextVar("statuses")
+
+
+async def _note_status(response: httpx2.Response) -> None:
+    statuses = _statuses.get(None)
+    if statuses is not None:
+        statuses.append(response.status_code)
 
 
 class AnthropicComposer:
@@ -60,7 +76,7 @@ class AnthropicComposer:
             max_retries=max_retries,
             # The SDK's aiohttp transport: the same requests, for less CPU per call than its
             # default HTTP stack (measured under load), on the HTTP client Discord uses too.
-            http_client=anthropic.DefaultAioHttpClient(),
+            http_client=anthropic.DefaultAioHttpClient(event_hooks={"response": [_note_status]}),
             **options,
         )
 
@@ -78,6 +94,8 @@ class AnthropicComposer:
         """Ask the model, forcing the answer tool; see the module docstring for failures."""
         prompt = user_message(question, passages)
         started = time.perf_counter()  # from here on the time is the model's (and network's)
+        statuses: list[int] = []
+        _statuses.set(statuses)
         try:
             async with asyncio.timeout(self._timeout):
                 message = await self._client.messages.create(
@@ -89,9 +107,9 @@ class AnthropicComposer:
                     tool_choice={"type": "tool", "name": TOOL_NAME},
                 )
         except TimeoutError:
-            raise self._timed_out() from None
+            raise self._timed_out(statuses) from None
         except anthropic.APITimeoutError:
-            raise self._timed_out() from None
+            raise self._timed_out(statuses) from None
         except anthropic.APIStatusError as exc:
             raise _status_error(exc) from None
         except anthropic.APIConnectionError:
@@ -134,7 +152,19 @@ class AnthropicComposer:
             return _malformed(reply, usage, latency_ms)
         return Answer(reply.text, reply.citations, reply.declined, reply.reason, usage, latency_ms)
 
-    def _timed_out(self) -> ProviderError:
+    def _timed_out(self, statuses: Sequence[int]) -> ProviderError:
+        # The SDK was waiting to retry (for as long as a retry-after said): the API's refusal,
+        # not the model's speed, is what ran the deadline out, and a longer one rarely helps.
+        last = statuses[-1] if statuses else None
+        ran_out = f"when answer.timeout ({self._timeout:g} s) ran out. Ask again later."
+        if last == 429:
+            return ProviderError(
+                f"The Anthropic API was still rate-limiting this key (HTTP 429) {ran_out}"
+            )
+        if last is not None and last >= 500:
+            return ProviderError(
+                f"The Anthropic API was still failing or overloaded (HTTP {last}) {ran_out}"
+            )
         return ProviderError(
             f"The model did not answer within answer.timeout ({self._timeout:g} s). "
             "Ask again, or raise answer.timeout."

@@ -241,6 +241,28 @@ async def test_a_slow_model_is_an_error_within_the_timeout(tmp_path, fake_anthro
         assert time.perf_counter() - started < 5.0
 
 
+@pytest.mark.parametrize(
+    ("status", "kind", "said"),
+    [
+        (429, "rate_limit_error", r"rate-limiting this key \(HTTP 429\)"),
+        (529, "overloaded_error", r"failing or overloaded \(HTTP 529\)"),
+    ],
+)
+async def test_a_retry_after_past_the_deadline_is_reported_as_the_apis_refusal(
+    tmp_path, fake_anthropic, status, kind, said
+):
+    # The SDK waits as long as retry-after says; the deadline cuts that wait short, and the
+    # asker is told what the API said, not that the model was slow.
+    fake_anthropic.script(error(status, kind, "try later", {"retry-after": "30"}))
+    async with await open_indexed(config_for(tmp_path, fake_anthropic, 0.5)) as engine:
+        started = time.perf_counter()
+        with pytest.raises(ProviderError, match=said) as caught:
+            await engine.ask(QUESTION)
+        assert time.perf_counter() - started < 5.0
+    assert "answer.timeout (0.5 s) ran out. Ask again later." in str(caught.value)
+    assert len(fake_anthropic.received) == 1
+
+
 async def test_nothing_matched_asks_no_model(engine, fake_anthropic):
     outcome = await engine.ask("zyzzyva quux")
     assert outcome.kind == "declined"
