@@ -14,6 +14,9 @@
   source is then indexed and written on its own, one at a time, in its own transaction. A
   source whose branch head and release commit are what is already indexed is not fetched and
   its tree is not read.
+* **A release that cannot be looked up** holds the source's code exactly as it is indexed
+  (none at all on its first index) while its docs are refreshed: the branch could hold code
+  no release ships yet.
 * A rate limit stops the run (``RateLimited``) with whatever was written so far kept.
 """
 
@@ -28,6 +31,7 @@ from dataclasses import dataclass, replace
 
 from bot.clones import Clones, CloneState, RemoteRefs
 from bot.config import Config
+from bot.corpus.chunk import Kind
 from bot.corpus.documents import CORPUS_VERSION
 from bot.errors import RateLimited, SourceError
 from bot.forge.base import Forge, NoRelease, Project, Release, Unknown
@@ -46,7 +50,7 @@ from bot.git_transport import GitAccess
 from bot.index import catalog, writer
 from bot.index.catalog import SourceState
 from bot.index.store import Store
-from bot.indexing import Scope, plan_source
+from bot.indexing import HeldCode, ReleaseCode, Scope, plan_source
 from bot.outcomes import Progress
 from bot.outcomes import SourceOutcome as _Outcome
 from bot.snapshot import GitSnapshot
@@ -63,8 +67,8 @@ class _Fetched:
     fc: ForgeCandidate
     state: SourceState | None
     head: str
-    release_tag: str | None
-    release_commit: str | None
+    release_tag: str | None  # the release code is read at; None: the branch, or held
+    held: HeldCode | None  # the release could not be looked up: code stays as indexed
     release_error: str | None
     clone: CloneState | None  # None: nothing moved, nothing was fetched
 
@@ -307,7 +311,12 @@ class GitLabSources:
             if refs.head is None:
                 raise SourceError(f"the default branch {project.branch} is not in the repository")
             state = await catalog.source(self.store, name)
-            tag, commit, error = _resolve_release(release, refs, state)
+            tag, commit, problem = _resolve_release(release, refs)
+            held, error = None, None
+            if problem is not None:
+                indexed = await catalog.paths_of_kind(self.store, name, Kind.CODE)
+                held = HeldCode(*_indexed_release(state), indexed)
+                error = _held_back(problem, held)
             expected_site = fc.site_url if fc.decision.site else None
             unchanged = (
                 not force
@@ -315,8 +324,11 @@ class GitLabSources:
                 and state.indexed_at is not None
                 and state.corpus_version == CORPUS_VERSION
                 and state.branch_commit == refs.head
-                and state.release_commit == commit
+                and state.release_commit == (held.commit if held else commit)
                 and state.site_url == expected_site
+                # Code held back by a failed lookup is read once the lookup succeeds again,
+                # even at the same commits: it may be missing, or cut by an older version.
+                and (held is not None or state.release_error is None)
             )
             clone = None
             if not unchanged:
@@ -327,9 +339,9 @@ class GitLabSources:
                     project.branch,
                     tag,
                     commit,
-                    keep_tags=error is not None,
+                    keep_tags=held is not None,
                 )
-            return _Fetched(fc, state, refs.head, tag, commit, error, clone)
+            return _Fetched(fc, state, refs.head, tag, held, error, clone)
         except RateLimited:
             raise
         except (SourceError, OSError) as exc:
@@ -377,17 +389,16 @@ class GitLabSources:
 
         def plan() -> writer.SourcePlan:
             branch = GitSnapshot(clone.path, clone.branch_commit)
-            release = (
-                GitSnapshot(clone.path, clone.release_commit)
-                if fetched.release_tag and clone.release_commit
-                else None
-            )
+            code: ReleaseCode | HeldCode | None = fetched.held
+            if fetched.release_tag and clone.release_commit:
+                code = ReleaseCode(
+                    GitSnapshot(clone.path, clone.release_commit), fetched.release_tag
+                )
             try:
                 return plan_source(
                     name,
                     branch,
-                    release,
-                    fetched.release_tag if release else None,
+                    code,
                     existing,
                     scope=scope,
                     force=force,
@@ -395,8 +406,8 @@ class GitLabSources:
                 )
             finally:
                 branch.close()
-                if release is not None:
-                    release.close()
+                if isinstance(code, ReleaseCode):
+                    code.snapshot.close()
 
         source_plan = await asyncio.to_thread(plan)
         source_plan = replace(
@@ -410,12 +421,12 @@ class GitLabSources:
 
 
 def _resolve_release(
-    release: Release | NoRelease | Unknown, refs: RemoteRefs, state: SourceState | None
+    release: Release | NoRelease | Unknown, refs: RemoteRefs
 ) -> tuple[str | None, str | None, str | None]:
-    """``(tag, commit, error)``: the release code is read from, and why it is not the latest.
+    """``(tag, commit, problem)``: the release code is read at, or why it cannot be read.
 
-    When the release cannot be looked up (for any reason but "there is none"), code stays at
-    the release it was last indexed from, provided the repository still has that tag.
+    With a problem (the release cannot be looked up, for any reason but "there is none"), no
+    code is read at all: the branch may hold code no release ships yet.
     """
     if isinstance(release, NoRelease):
         return None, None, None
@@ -423,9 +434,29 @@ def _resolve_release(
         commit = refs.tags.get(release.tag)
         if commit is not None:
             return release.tag, commit, None
-        problem = f"the latest release's tag {release.tag} is not in the repository"
+        return None, None, f"the latest release's tag {release.tag} is not in the repository"
+    return None, None, f"the latest release could not be looked up: {release.reason}"
+
+
+def _indexed_release(state: SourceState | None) -> tuple[str | None, str | None]:
+    """The release a source's indexed code came from (``None``s: the branch, or no code)."""
+    if state is None or state.indexed_at is None:
+        return None, None
+    return state.release_tag, state.release_commit
+
+
+def _held_back(problem: str, held: HeldCode) -> str:
+    """The release error a source records: what failed, what happens to its code, what to do."""
+    if not held.paths:
+        where = (
+            "its code is left out of the index, so that no unreleased code gets in; its docs "
+            "are indexed"
+        )
+    elif held.tag:
+        where = f"its code stays at release {held.tag}, as last indexed"
     else:
-        problem = f"the latest release could not be looked up: {release.reason}"
-    if state is not None and state.release_tag and state.release_tag in refs.tags:
-        return state.release_tag, refs.tags[state.release_tag], problem
-    return None, None, problem
+        where = "its code stays as it was last indexed"
+    return (
+        f"{problem}. Until the release can be looked up, {where}. Run the build again once "
+        "GitLab can say which release is the latest"
+    )

@@ -1,9 +1,10 @@
 """From a source's commits to the documents its re-index writes.
 
 Docs, READMEs and other markdown come from the branch; code comes from the latest release
-when the source has one (sources reference, "Which commit each kind comes from"). A file
-whose content, kind and citation rules are unchanged since the last index is not read again:
-only the commit it is cited at moves.
+when the source has one (sources reference, "Which commit each kind comes from"), and stays
+exactly as indexed while the release cannot be looked up. A file whose content, kind and
+citation rules are unchanged since the last index is not read again: only the commit it is
+cited at moves.
 """
 
 from __future__ import annotations
@@ -38,6 +39,31 @@ class Scope:
     code: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class ReleaseCode:
+    """Code read at the latest release, from ``snapshot``, its commit.
+
+    ``tag`` is recorded with the plan, so that status names the release the code came from.
+    """
+
+    snapshot: Snapshot
+    tag: str
+
+
+@dataclass(frozen=True, slots=True)
+class HeldCode:
+    """Code left exactly as indexed, because the latest release could not be looked up.
+
+    Reading it from the branch could index code no release ships yet. ``tag`` and ``commit``
+    are the release it was indexed from (``None`` when it came from the branch, or when no
+    code is indexed yet); ``paths`` are its documents, none of which is read or rewritten.
+    """
+
+    tag: str | None
+    commit: str | None
+    paths: frozenset[str]
+
+
 # The embedded default answers people asking how to use phpbotscout: its documentation (the
 # docs site, README and changelog) is the corpus. Its own code and its benchmark and design
 # notes would outrank the page that answers on half such questions.
@@ -66,8 +92,7 @@ def fingerprint(kind: Kind, blob: str, cited_at: str | None) -> str:
 def plan_source(
     name: str,
     branch: Snapshot,
-    release: Snapshot | None,
-    release_tag: str | None,
+    code: ReleaseCode | HeldCode | None,
     existing: Mapping[str, str],
     *,
     scope: Scope = Scope(),
@@ -79,8 +104,8 @@ def plan_source(
     Args:
         name: the source's name.
         branch: the default branch's snapshot (docs, README, changelog, markdown).
-        release: the latest release's snapshot (code), or ``None`` to take code from the branch.
-        release_tag: the release's tag, recorded with the plan.
+        code: where code comes from: the latest release, held as indexed, or (``None``) the
+            branch when there is no release.
         existing: each indexed path's fingerprint, to skip unchanged files.
         scope: what this source may contribute.
         force: read every file even when unchanged.
@@ -88,18 +113,17 @@ def plan_source(
     """
     branch_files = branch.files()
     site, note = detect_site(branch, branch_files) if scope.site else (None, "")
-    code_snapshot = release or branch
-    code_files = code_snapshot.files() if release is not None else branch_files
+    release = code.snapshot if isinstance(code, ReleaseCode) else None
 
     work: list[tuple[Snapshot, FileEntry, Kind]] = []
     for entry in branch_files:
         kind = classify(entry.path, entry.size, site, other_markdown=scope.other_markdown)
-        if kind is Kind.CODE and not scope.code:
+        if kind is Kind.CODE and (not scope.code or code is not None):
             continue
-        if kind is not Kind.NONE and (kind is not Kind.CODE or release is None):
+        if kind is not Kind.NONE:
             work.append((branch, entry, kind))
     if release is not None and scope.code:
-        for entry in code_files:
+        for entry in release.files():
             kind = classify(entry.path, entry.size, None, other_markdown=False)
             if kind is Kind.CODE:
                 work.append((release, entry, kind))
@@ -137,14 +161,16 @@ def plan_source(
                 chunks=cut.chunks,
             )
         )
+    held = code if isinstance(code, HeldCode) else None
     return SourcePlan(
         name=name,
         branch_commit=branch.commit,
-        release_tag=release_tag,
-        release_commit=release.commit if release else None,
+        release_tag=code.tag if code else None,
+        release_commit=held.commit if held else release.commit if release else None,
         corpus_version=CORPUS_VERSION,
         site_url=site.site_url if site else None,
         fresh=tuple(fresh),
         kept=tuple(kept),
+        held=tuple(sorted(held.paths)) if held else (),
         skipped=tuple(skipped),
     )

@@ -23,7 +23,7 @@ class SourceOutcome:
     name: str
     status: str  # "indexed", "unchanged" or "failed"
     written: int = 0  # documents read and (re)written
-    kept: int = 0  # documents unchanged, only their commit moved
+    kept: int = 0  # documents unchanged: only their commit moved, or nothing did
     chunks: int = 0  # chunks written
     skipped: int = 0  # files considered that yielded nothing
     seconds: float = 0.0
@@ -36,7 +36,7 @@ class SourceOutcome:
             plan.name,
             "indexed",
             written=len(plan.fresh),
-            kept=len(plan.kept),
+            kept=len(plan.kept) + len(plan.held),
             chunks=sum(len(d.chunks) for d in plan.fresh),
             skipped=len(plan.skipped),
             seconds=seconds,

@@ -300,7 +300,6 @@ async def refresh_local(
             name,
             snapshot,
             None,
-            None,
             existing,
             scope=scope,
             force=force,

@@ -364,7 +364,7 @@ def problems_text(state: SourceState) -> str:
         state.last_error or "",
     ]
     if state.release_error:
-        parts.append(f"release: {state.release_error} (code kept at the last release)")
+        parts.append(f"release: {state.release_error}")  # it says where the code stays
     return "; ".join(p for p in parts if p)
 
 

@@ -131,6 +131,25 @@ Feature: Explaining which repositories are indexed
     And status of "acme/handbook" names its release "v1.0"
     And status of "acme/go/config" names its release "v0.1.0"
 
+  Scenario: A release that cannot be looked up keeps unreleased code out of a first build
+    Given "acme/go/config" has a release "v0.1.0" whose code declares "LoadSettings"
+    And "acme/go/config" has code declaring "ReloadSettings" that no release ships yet
+    And GitLab answers 500 when asked for the releases of "acme/go/config"
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index status --json`
+    Then the exit code is 0
+    And the release error of "acme/go/config" says "its code is left out of the index"
+    And the release error of "acme/go/config" says "Run the build again once GitLab can say which release is the latest"
+    When I run `python -m bot.cli ask "ReloadSettings" --retrieval-only --json`
+    Then no passage contains "ReloadSettings"
+    When GitLab names "v0.1.0" as the latest release of "acme/go/config" again
+    And the index is built again
+    And I run `python -m bot.cli index status --json`
+    Then status of "acme/go/config" names its release "v0.1.0"
+    When I run `python -m bot.cli ask "LoadSettings" --retrieval-only --json`
+    Then a passage contains "LoadSettings" cited at release "v0.1.0" of "acme/go/config"
+    And no passage contains "ReloadSettings"
+
   Scenario: Index status reports what each source was indexed from
     Given the index has been built
     When I run `python -m bot.cli index status --json`

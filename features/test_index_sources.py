@@ -5,8 +5,9 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.cli import main
 from features.conftest import World
-from tests.fakes.estate import another_process_holding, release, site_config, upstream
+from tests.fakes.estate import another_process_holding, push, release, site_config, upstream
 from tests.fakes.gitlab import FakeGitLab, Rule
+from tests.gitrepo import git
 
 scenarios("index_sources.feature")
 
@@ -82,6 +83,35 @@ def pages_level(forge: FakeGitLab, level: str, path: str) -> None:
 @given(parsers.parse('"{path}" has a release "{tag}"'))
 def has_release(forge: FakeGitLab, path: str, tag: str) -> None:
     release(forge, path, tag)
+
+
+@given(parsers.parse('"{path}" has a release "{tag}" whose code declares "{name}"'))
+def released_code(forge: FakeGitLab, path: str, tag: str, name: str) -> None:
+    push(
+        forge,
+        path,
+        {"config.go": f"package config\n\n// {name} does its work.\nfunc {name}() {{}}\n"},
+    )
+    release(forge, path, tag)
+
+
+@given(parsers.parse('"{path}" has code declaring "{name}" that no release ships yet'))
+def unreleased_code(forge: FakeGitLab, path: str, name: str) -> None:
+    push(
+        forge,
+        path,
+        {"next.go": f"package config\n\n// {name} is not released.\nfunc {name}() {{}}\n"},
+    )
+
+
+@given(parsers.parse('GitLab answers {status:d} when asked for the releases of "{path}"'))
+def release_lookup_fails(forge: FakeGitLab, status: int, path: str) -> None:
+    forge.project(path).release = status
+
+
+@when(parsers.parse('GitLab names "{tag}" as the latest release of "{path}" again'))
+def release_lookup_answers(forge: FakeGitLab, tag: str, path: str) -> None:
+    forge.project(path).release = tag
 
 
 @given(parsers.parse('GitLab lists "{path}" without its web address'))
@@ -246,6 +276,19 @@ def status_release(world: World, name: str, tag: str) -> None:
     rows = {row["source"]: row for row in world.json()["sources"]}
     assert rows[name]["release_tag"] == tag, rows[name]
     assert not rows[name]["release_error"], rows[name]
+
+
+@then(parsers.parse('the release error of "{name}" says "{text}"'))
+def release_error_says(world: World, name: str, text: str) -> None:
+    rows = {row["source"]: row for row in world.json()["sources"]}
+    assert text in (rows[name]["release_error"] or ""), rows[name]
+
+
+@then(parsers.parse('a passage contains "{text}" cited at release "{tag}" of "{path}"'))
+def passage_at_release(world: World, forge: FakeGitLab, text: str, tag: str, path: str) -> None:
+    tagged = git(forge.repo_dir(path), "rev-parse", f"{tag}^{{commit}}")
+    found = [r for r in world.json()["results"] if text in r["text"]]
+    assert found and all(r["commit"] == tagged for r in found), found
 
 
 @then(parsers.parse("GitLab was asked for {count:d} page of the group's releases"))

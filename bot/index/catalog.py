@@ -84,6 +84,14 @@ async def fingerprints(store: Store, name: str) -> dict[str, str]:
     return {row[0]: row[1] for row in rows}
 
 
+async def paths_of_kind(store: Store, name: str, kind: str) -> frozenset[str]:
+    """Each indexed path of a source whose documents are of ``kind``."""
+    rows = await store.fetchall(
+        "SELECT path FROM documents WHERE source = ? AND kind = ?", (name, kind)
+    )
+    return frozenset(row[0] for row in rows)
+
+
 async def chunk_count(store: Store) -> int:
     """How many retrievable chunks the index holds from admitted sources."""
     row = await store.fetchone(

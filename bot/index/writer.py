@@ -56,15 +56,16 @@ class SourcePlan:
     corpus_version: int
     site_url: str | None = None
     default_branch: str | None = None
-    release_error: str | None = None  # the release lookup failed: code stayed where it was
+    release_error: str | None = None  # the release lookup failed: code is held as it was
     fresh: tuple[DocumentData, ...] = ()
     kept: tuple[KeptDocument, ...] = ()
+    held: tuple[str, ...] = ()  # documents left exactly as they are: code whose release is unknown
     skipped: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def paths(self) -> set[str]:
         """Every path the source holds once this plan is written."""
-        return {d.path for d in self.fresh} | {d.path for d in self.kept}
+        return {d.path for d in self.fresh} | {d.path for d in self.kept} | set(self.held)
 
 
 async def record_verdicts(store: Store, candidates: Iterable[Candidate]) -> None:

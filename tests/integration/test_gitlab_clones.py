@@ -236,6 +236,113 @@ async def test_a_failed_release_lookup_refreshes_docs_and_keeps_code_at_the_last
     assert git(_clone(tmp_path, "acme/widgets"), "tag", "--list") == "v1.0"
 
 
+RELEASED = "package widgets\n\n// Spin turns the widget.\nfunc Spin() {}\n"
+UNRELEASED = "package widgets\n\n// Wobble shakes the widget.\nfunc Wobble() {}\n"
+
+
+async def _documents(engine: Engine) -> dict[str, tuple[str, str]]:
+    """Each indexed path of acme/widgets, with its kind and the commit it was read from."""
+    rows = await engine.store.fetchall(
+        "SELECT path, kind, commit_sha FROM documents WHERE source = 'acme/widgets'"
+    )
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+async def _code_at(engine: Engine) -> dict[str, str]:
+    return {p: c for p, (kind, c) in (await _documents(engine)).items() if kind == "code"}
+
+
+def _released_then_moved(fake: FakeGitLab) -> tuple[str, str]:
+    """acme/widgets released at v1.0, then code and docs that no release ships yet."""
+    upstream(
+        fake,
+        "acme/widgets",
+        {"README.md": "# Widgets\n", "docs/guide.md": GUIDE, "widgets.go": RELEASED},
+        release="v1.0",
+    )
+    fake.feed = ["acme/widgets"]
+    v1 = git(fake.repo_dir("acme/widgets"), "rev-parse", "HEAD")
+    head = push(
+        fake, "acme/widgets", {"widgets.go": UNRELEASED, "docs/guide.md": GUIDE + "\nNew.\n"}
+    )
+    return v1, head
+
+
+@pytest.mark.parametrize("lookup", [500, "v9.9"], ids=["lookup-fails", "tag-not-in-repository"])
+async def test_a_first_index_whose_release_lookup_fails_leaves_code_out_until_it_succeeds(
+    tmp_path, fake, lookup
+):
+    v1, head = _released_then_moved(fake)
+    fake.project("acme/widgets").release = lookup
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert await _guide_commit(engine) == head  # docs come from the branch all the same
+        assert await _code_at(engine) == {}  # no unreleased code, and no release to read
+        assert not (await engine.retrieve("wobble")).results
+        state = (await engine.status())[0].state
+        assert (state.release_tag, state.release_commit) == (None, None)
+        assert "left out" in (state.release_error or "")
+        assert "Run the build again" in (state.release_error or "")
+
+        fake.project("acme/widgets").release = "v1.0"
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert await _code_at(engine) == {"widgets.go": v1}
+        assert (await engine.retrieve("spin")).results[0].commit == v1
+        state = (await engine.status())[0].state
+        assert (state.release_tag, state.release_commit, state.release_error) == ("v1.0", v1, None)
+
+
+async def test_code_stays_as_indexed_when_the_release_tag_is_gone_and_the_lookup_fails(
+    tmp_path, fake
+):
+    v1, _ = _released_then_moved(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = await engine.store.fetchall(
+            "SELECT d.path, d.commit_sha, d.indexed_at, c.body FROM documents d "
+            "JOIN chunks c ON c.document_id = d.id WHERE d.kind = 'code'"
+        )
+        git(fake.repo_dir("acme/widgets"), "tag", "-d", "v1.0")
+        head = push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nNewer.\n"})
+        fake.project("acme/widgets").release = 500
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert await _guide_commit(engine) == head
+        after = await engine.store.fetchall(
+            "SELECT d.path, d.commit_sha, d.indexed_at, c.body FROM documents d "
+            "JOIN chunks c ON c.document_id = d.id WHERE d.kind = 'code'"
+        )
+        assert [tuple(r) for r in after] == [tuple(r) for r in before]  # exactly as they were
+        assert await _code_at(engine) == {"widgets.go": v1}
+        assert not (await engine.retrieve("wobble")).results
+        state = (await engine.status())[0].state
+        assert (state.release_tag, state.release_commit) == ("v1.0", v1)
+        assert "stays at release v1.0" in (state.release_error or "")
+
+        tagged = release(fake, "acme/widgets", "v1.1")
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert await _code_at(engine) == {"widgets.go": tagged}
+        assert (await engine.retrieve("wobble")).results[0].commit == tagged
+
+
+async def test_code_from_the_branch_stays_as_indexed_while_the_lookup_fails(tmp_path, fake):
+    upstream(fake, "acme/widgets", {"README.md": "# Widgets\n", "widgets.go": RELEASED})
+    fake.feed = ["acme/widgets"]
+    first = git(fake.repo_dir("acme/widgets"), "rev-parse", "HEAD")
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()  # no release: code is read from the branch
+        assert await _code_at(engine) == {"widgets.go": first}
+        fake.project("acme/widgets").release = 500  # perhaps a release now exists
+        head = push(fake, "acme/widgets", {"widgets.go": UNRELEASED})
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert await _code_at(engine) == {"widgets.go": first}
+        assert "stays as it was last indexed" in (
+            (await engine.status())[0].state.release_error or ""
+        )
+        fake.project("acme/widgets").release = None  # there is none after all
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert await _code_at(engine) == {"widgets.go": head}
+
+
 async def test_the_forge_going_down_mid_run_keeps_the_index_and_the_clone(tmp_path, fake):
     _one(fake)
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
