@@ -375,11 +375,16 @@ async def _run(args: argparse.Namespace, config: Config) -> int:
     # default is the exception, as it builds its own index on first use.
     if name in READS_ONLY and not config.embedded and not config.index_path.exists():
         return _without_index(name, args, config)
-    async with await Engine.open(config) as engine:
+    async with await Engine.open(config, needs_model=name in EMBEDS) as engine:
         return await HANDLERS[name](engine, args, _Console(highlight=False))
 
 
 READS_ONLY = frozenset({"index sources", "index status", "ask", "gaps"})
+# What runs the embedding model in hybrid mode: a build embeds passages, a question is
+# embedded to be answered. Without the model installed these are refused, as serve is: a
+# model that fails now and then is answered around from words alone, but one that was never
+# installed is a setting to fix, and answering without a word would hide it.
+EMBEDS = frozenset({"index build", "ask"})
 
 
 def _without_index(name: str, args: argparse.Namespace, config: Config) -> int:

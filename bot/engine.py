@@ -84,13 +84,17 @@ class Engine:
         retriever: Retriever | None = None,
         composer: Composer | None = None,
         embedder: Embedder | None = None,
+        *,
+        needs_model: bool = True,
     ):
         self.config = config
         self.store = store
-        # Hybrid mode needs a model; without the extra that installs one this is the
-        # configuration error that says what to install.
+        # Hybrid mode needs a model to build and to answer; without the extra that installs
+        # one this is the configuration error that says what to install. What only reads the
+        # index's records (status, sources, the gap backlog) opens without one, so a missing
+        # extra does not also hide what the index holds.
         self.embedder: Embedder | None = None
-        if config.retrieval_mode == "hybrid":
+        if config.retrieval_mode == "hybrid" and needs_model:
             self.embedder = embedder or packaged_embedder()
         self.retriever: Retriever = retriever or (
             HybridRetriever(store, self.embedder) if self.embedder else FtsRetriever(store)
@@ -100,16 +104,25 @@ class Engine:
 
     @classmethod
     async def open(
-        cls, config: Config, embedder: Embedder | None = None, composer: Composer | None = None
+        cls,
+        config: Config,
+        embedder: Embedder | None = None,
+        composer: Composer | None = None,
+        *,
+        needs_model: bool = True,
     ) -> Engine:
         """Open (and migrate) the configured index.
 
+        ``needs_model`` is false for an engine that will neither refresh nor retrieve: in
+        hybrid mode it then loads no embedding model, and retrieves by words alone.
+
         Raises:
-            ConfigError: hybrid retrieval is configured but no embedding model is installed.
+            ConfigError: hybrid retrieval is configured, ``needs_model`` is true, and no
+                embedding model is installed.
         """
         store = await Store.open(config.index_path)
         try:
-            return cls(config, store, composer=composer, embedder=embedder)
+            return cls(config, store, composer=composer, embedder=embedder, needs_model=needs_model)
         except BaseException:
             # The index's worker thread would otherwise keep the process alive after the error.
             await store.close()

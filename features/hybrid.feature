@@ -108,3 +108,21 @@ Feature: Hybrid retrieval
     Then passage 1 declares "FaceTrack.update_with_detection" in "vision/tracker.py"
     When I retrieve passages for "can the program refuse to start without some option?"
     Then passage 1 is the section "Required flags"
+
+  Scenario: Without the embed extra, what only reads the index still works
+    Given the embed extra is not installed
+    And a configuration file choosing hybrid retrieval
+    When I run `python -m bot.cli index status`
+    Then the exit code is 0
+    And the output says "2 sources"
+    When I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And the output says "listed in sources.local"
+    When I run `python -m bot.cli gaps`
+    Then the exit code is 0
+    When I run `python -m bot.cli index build`
+    Then the exit code is 2
+    And the error says "hybrid retrieval needs an embedding model"
+    When I run `python -m bot.cli ask "what does reset do?"`
+    Then the exit code is 2
+    And the error says "hybrid retrieval needs an embedding model"

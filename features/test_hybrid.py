@@ -1,4 +1,5 @@
 import asyncio
+import importlib.util
 from dataclasses import dataclass, field
 
 import pytest
@@ -6,6 +7,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot import config as config_module
 from bot.engine import Engine
+from bot.index.embedder import MODEL_PACKAGE
 from bot.index.retriever import FtsRetriever, Result
 from features.conftest import World
 from tests.fakes.embedding import ConceptEmbedder
@@ -43,6 +45,22 @@ async def _refresh(world: World, model: ConceptEmbedder) -> None:
 @given("the index is built in hybrid mode with a small concept model")
 def built(world: World, hybrid: Hybrid):
     asyncio.run(_refresh(world, hybrid.model))
+
+
+@given("the embed extra is not installed")
+def embed_extra_missing():
+    if all(
+        importlib.util.find_spec(m) is not None for m in (MODEL_PACKAGE, "sentence_transformers")
+    ):
+        pytest.skip("the embed extra is installed here, so hybrid retrieval has its model")
+
+
+@given("a configuration file choosing hybrid retrieval")
+def hybrid_configuration(world: World):
+    (world.root / "phpbotscout.toml").write_text(
+        f'[sources]\nlocal = ["{world.estate}"]\n\n[index]\npath = "index.sqlite"\n\n'
+        '[retrieval]\nmode = "hybrid"\n'
+    )
 
 
 @when(parsers.parse('I retrieve passages for "{question}"'))
