@@ -243,7 +243,7 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
 async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Console) -> int:
     """Print each source's freshness."""
     statuses = await engine.status()
-    data = render.status_json(statuses)
+    data = render.status_json(statuses, await engine.unembedded())
     if args.json:
         _print_json(data)
         return 0
@@ -281,6 +281,8 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
         f"{t['stale']} stale, {t['failing']} failing, {t['unresolved']} unresolved, "
         f"{t['release_errors']} with a release lookup error"
     )
+    if unembedded := render.unembedded_text(t["chunks_without_vectors"], t["chunks"]):
+        out.print(unembedded)
     return 0
 
 
@@ -401,7 +403,10 @@ def _without_index(name: str, args: argparse.Namespace, config: Config) -> int:
     if args.json:
         empty: dict[str, Any] = {
             "index sources": render.sources_json([]),
-            "index status": render.status_json([]),
+            # No passages, so none lacks a vector; null still says bm25 uses none.
+            "index status": render.status_json(
+                [], 0 if config.retrieval_mode == "hybrid" else None
+            ),
             "gaps": render.gaps_json([], since),
         }
         _print_json(empty[name])

@@ -207,6 +207,16 @@ class Engine:
             out.append(SourceStatus(state, interval, state.is_stale(interval, moment)))
         return out
 
+    async def unembedded(self) -> int | None:
+        """How many passages answered from have no vector yet; ``None`` in bm25 mode.
+
+        Hybrid mode finds those passages by their words and names only, until a build embeds
+        them: after a switch from bm25, or a build whose model failed.
+        """
+        if self.config.retrieval_mode != "hybrid":
+            return None  # bm25 uses no vectors: none is missing
+        return await catalog.unembedded_count(self.store)
+
     async def ensure_ready(self) -> None:
         """Make sure there is something to answer from.
 

@@ -277,8 +277,8 @@ def sources_json(states: Sequence[SourceState]) -> list[dict[str, Any]]:
     ]
 
 
-def status_json(statuses: Sequence[SourceStatus]) -> dict[str, Any]:
-    """The ``index status --json`` object."""
+def status_json(statuses: Sequence[SourceStatus], unembedded: int | None) -> dict[str, Any]:
+    """The ``index status --json`` object; ``unembedded`` is ``None`` in bm25 mode."""
     rows = [
         {
             "source": s.state.name,
@@ -311,8 +311,20 @@ def status_json(statuses: Sequence[SourceStatus]) -> dict[str, Any]:
             "failing": sum(1 for r in rows if r["last_error"]),
             "release_errors": sum(1 for r in rows if r["release_error"]),
             "unresolved": sum(1 for r in rows if r["verdict"] == "unresolved"),
+            "chunks_without_vectors": unembedded,
         },
     }
+
+
+def unembedded_text(unembedded: int | None, chunks: int) -> str:
+    """What ``index status`` says of passages hybrid mode has not embedded; "" for none."""
+    if not unembedded:
+        return ""
+    verb = "has" if unembedded == 1 else "have"
+    return (
+        f"{unembedded} of {chunks} passages {verb} no vector yet, so questions find them by "
+        "their words and names alone. Run 'python -m bot.cli index build' to embed them."
+    )
 
 
 def refresh_json(report: RefreshReport) -> dict[str, Any]:

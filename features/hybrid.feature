@@ -126,3 +126,12 @@ Feature: Hybrid retrieval
     When I run `python -m bot.cli ask "what does reset do?"`
     Then the exit code is 2
     And the error says "hybrid retrieval needs an embedding model"
+
+  Scenario: index status counts the passages still without a vector, and says what embeds them
+    Given a configuration file choosing hybrid retrieval
+    When "cli" changes "docs/flags.md" from "several names" to "many names" and the index is built in bm25 mode
+    And I run `python -m bot.cli index status`
+    Then the output says "1 of 13 passages has no vector yet"
+    And the output says "Run 'python -m bot.cli index build' to embed them."
+    When I run `python -m bot.cli index status --json`
+    Then the totals count 1 chunk without vectors

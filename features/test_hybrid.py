@@ -1,4 +1,5 @@
 import asyncio
+import dataclasses
 import importlib.util
 from dataclasses import dataclass, field
 
@@ -89,6 +90,23 @@ def change_and_refresh(world: World, hybrid: Hybrid, repo: str, path: str, old: 
     asyncio.run(_refresh(world, hybrid.model))
 
 
+@when(
+    parsers.parse(
+        '"{repo}" changes "{path}" from "{old}" to "{new}" and the index is built in bm25 mode'
+    )
+)
+def change_and_build_bm25(world: World, repo: str, path: str, old: str, new: str):
+    target = world.estate / repo / path
+    commit(world.estate / repo, {path: target.read_text().replace(old, new)})
+    lexical = dataclasses.replace(_config(world), retrieval_mode="bm25")
+
+    async def run() -> None:
+        async with await Engine.open(lexical) as engine:
+            assert (await engine.refresh()).ok
+
+    asyncio.run(run())
+
+
 @when("the repositories can no longer be found where they are listed and the index is refreshed")
 def repositories_gone(world: World, hybrid: Hybrid):
     # Listed one by one, a repository that is not there proves nothing: it is unresolved.
@@ -135,3 +153,8 @@ def no_passage_section(hybrid: Hybrid, heading: str):
 def embedded_only(hybrid: Hybrid, text: str):
     real = [t for t in hybrid.model.embedded if t != "how wide is a vector"]
     assert len(real) == 1 and text in real[0], hybrid.model.embedded
+
+
+@then(parsers.parse("the totals count {count:d} chunk without vectors"))
+def totals_without_vectors(world: World, count: int):
+    assert world.json()["totals"]["chunks_without_vectors"] == count, world.stdout

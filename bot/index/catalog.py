@@ -92,12 +92,21 @@ async def paths_of_kind(store: Store, name: str, kind: str) -> frozenset[str]:
     return frozenset(row[0] for row in rows)
 
 
+_SERVED_CHUNKS_SQL = (
+    "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
+    "JOIN sources s ON s.name = d.source WHERE s.verdict != 'rejected'"
+)
+
+
 async def chunk_count(store: Store) -> int:
     """How many retrievable chunks the index holds from admitted sources."""
-    row = await store.fetchone(
-        "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
-        "JOIN sources s ON s.name = d.source WHERE s.verdict != 'rejected'"
-    )
+    row = await store.fetchone(_SERVED_CHUNKS_SQL)
+    return int(row[0]) if row else 0
+
+
+async def unembedded_count(store: Store) -> int:
+    """How many retrievable chunks have no vector yet: hybrid mode finds them by words alone."""
+    row = await store.fetchone(f"{_SERVED_CHUNKS_SQL} AND c.vector IS NULL")
     return int(row[0]) if row else 0
 
 

@@ -500,6 +500,7 @@ def test_reading_commands_without_an_index_give_the_empty_json_they_give_before_
             "failing": 0,
             "unresolved": 0,
             "release_errors": 0,
+            "chunks_without_vectors": None,
         },
     }
     _, out, _ = run(capsys, "gaps", "--json")
