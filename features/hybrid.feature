@@ -125,7 +125,7 @@ Feature: Hybrid retrieval
     And the error says "hybrid retrieval needs an embedding model"
     When I run `python -m bot.cli ask "what does reset do?"`
     Then the exit code is 2
-    And the error says "hybrid retrieval needs an embedding model"
+    And the error says "of the embed extra cannot be found. Install the extra with"
 
   Scenario: index status counts the passages still without a vector, and says what embeds them
     Given a configuration file choosing hybrid retrieval
@@ -135,3 +135,13 @@ Feature: Hybrid retrieval
     And the output says "Run 'python -m bot.cli index build' to embed them."
     When I run `python -m bot.cli index status --json`
     Then the totals count 1 chunk without vectors
+
+  Scenario: A model put on the path without being installed is refused with what to do
+    Given the embed extra is not installed
+    And the model's modules can be imported but were never installed as a package
+    And a configuration file choosing hybrid retrieval
+    When I run `python -m bot.cli index build` as a process of its own
+    Then the exit code is 2
+    And the error says "can be imported but has no package metadata"
+    And the error says "Install the extra again with"
+    And the error does not say "Traceback"

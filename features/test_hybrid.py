@@ -11,7 +11,7 @@ from bot.engine import Engine
 from bot.index.embedder import MODEL_PACKAGE
 from bot.index.retriever import FtsRetriever, Result
 from features.conftest import World
-from tests.fakes.embedding import ConceptEmbedder
+from tests.fakes.embedding import ConceptEmbedder, modules_without_metadata
 from tests.gitrepo import commit
 
 scenarios("hybrid.feature")
@@ -54,6 +54,11 @@ def embed_extra_missing():
         importlib.util.find_spec(m) is not None for m in (MODEL_PACKAGE, "sentence_transformers")
     ):
         pytest.skip("the embed extra is installed here, so hybrid retrieval has its model")
+
+
+@given("the model's modules can be imported but were never installed as a package")
+def model_copied_onto_the_path(world: World, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("PYTHONPATH", str(modules_without_metadata(world.root / "copied")))
 
 
 @given("a configuration file choosing hybrid retrieval")

@@ -121,19 +121,34 @@ def packaged_embedder(
     --retrieval``), when it was not ``retrieval.mode``.
 
     Raises:
-        ConfigError: the ``embed`` extra is not installed and ``retrieval.mode`` chose hybrid.
-        UsageError: the ``embed`` extra is not installed and ``option`` chose hybrid.
+        ConfigError: the ``embed`` extra is not installed (or not as a package) and
+            ``retrieval.mode`` chose hybrid.
+        UsageError: the same, where ``option`` chose hybrid.
     """
     missing = [m for m in (MODEL_PACKAGE, "sentence_transformers") if find_spec(m) is None]
     if missing:
-        needs = (
-            f"hybrid retrieval needs an embedding model, and {' and '.join(missing)} "
-            f"{'is' if len(missing) == 1 else 'are'} not installed. Install it with {INSTALL_HINT}"
+        modules = f"{'module' if len(missing) == 1 else 'modules'} {' and '.join(missing)}"
+        raise _refused(
+            f"hybrid retrieval needs an embedding model, and the Python {modules} of the embed "
+            f"extra cannot be found. Install the extra with {INSTALL_HINT}",
+            option,
         )
-        if option is not None:
-            # Blaming retrieval.mode would send the user to a file that did not choose hybrid.
-            raise UsageError(
-                f"{option} hybrid: {needs}, or leave out {option} hybrid to measure bm25"
-            )
-        raise ConfigError("retrieval.mode", "hybrid", f'{needs}, or set retrieval.mode = "bm25"')
-    return PackagedMiniLM()
+    try:
+        return PackagedMiniLM()
+    except importlib.metadata.PackageNotFoundError:
+        # The version names the model recorded with the vectors (a new one re-embeds), and it
+        # is read from the package's metadata, which a copy put on the path by hand lacks.
+        raise _refused(
+            f"hybrid retrieval needs an embedding model, and {MODEL_PACKAGE} can be imported "
+            f"but has no package metadata (it was not installed by pip, or its install is "
+            f"broken), so its version is unknown. Install the extra again with {INSTALL_HINT}",
+            option,
+        ) from None
+
+
+def _refused(needs: str, option: str | None) -> ConfigError | UsageError:
+    """The error for a model that cannot be used, blaming whatever chose hybrid retrieval."""
+    if option is not None:
+        # Blaming retrieval.mode would send the user to a file that did not choose hybrid.
+        return UsageError(f"{option} hybrid: {needs}, or leave out {option} hybrid to measure bm25")
+    return ConfigError("retrieval.mode", "hybrid", f'{needs}, or set retrieval.mode = "bm25"')

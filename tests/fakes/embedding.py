@@ -13,9 +13,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
+from bot.index.embedder import MODEL_PACKAGE
 from bot.index.vectors import Matrix, normalised
 
 _WORD = re.compile(r"[a-z]+")
@@ -77,3 +79,14 @@ class ConceptEmbedder:
                 if word not in _FILLER:
                     matrix[row, self._axis(word)] += 1.0
         return normalised(matrix)
+
+
+def modules_without_metadata(folder: Path) -> Path:
+    """The model's modules, importable from ``folder`` once it is on the path, and empty.
+
+    Like a copy put there by hand: no package metadata says which version they are.
+    """
+    for module in (MODEL_PACKAGE, "sentence_transformers"):
+        (folder / module).mkdir(parents=True)
+        (folder / module / "__init__.py").write_text("")
+    return folder

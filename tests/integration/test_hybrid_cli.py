@@ -1,6 +1,7 @@
 """Hybrid mode as the command line meets it: the model's install, and what is left to embed."""
 
 import asyncio
+import importlib.metadata
 import json
 from pathlib import Path
 
@@ -9,7 +10,9 @@ import pytest
 from bot import config as config_module
 from bot.cli import main
 from bot.engine import Engine
-from tests.fakes.embedding import ConceptEmbedder
+from bot.errors import ConfigError, UsageError
+from bot.index.embedder import INSTALL_HINT, MODEL_DISTRIBUTION, MODEL_PACKAGE, packaged_embedder
+from tests.fakes.embedding import ConceptEmbedder, modules_without_metadata
 from tests.gitrepo import make_repo
 
 PAGE = "# Widgets\n\nAbout widgets.\n\n## Tuning\n\nSet the depth to seven.\n"
@@ -68,3 +71,57 @@ def test_status_counts_the_passages_hybrid_mode_has_not_embedded(configured, cap
 def test_status_without_an_index_in_hybrid_mode_counts_nothing_missing(configured, capsys):
     _choose(configured, "hybrid")
     assert _totals(capsys)["chunks_without_vectors"] == 0
+
+
+@pytest.mark.parametrize(
+    ("absent", "named"),
+    [
+        (
+            {MODEL_PACKAGE, "sentence_transformers"},
+            f"the Python modules {MODEL_PACKAGE} and sentence_transformers of the embed extra",
+        ),
+        ({"sentence_transformers"}, "the Python module sentence_transformers of the embed extra"),
+    ],
+)
+def test_missing_modules_are_named_and_the_extra_is_what_to_install(absent, named):
+    with pytest.raises(ConfigError) as caught:
+        packaged_embedder(find_spec=lambda name: None if name in absent else name)
+    assert f"{named} cannot be found. Install the extra with {INSTALL_HINT}" in str(caught.value)
+
+
+def _installed_as_a_package() -> bool:
+    try:
+        importlib.metadata.version(MODEL_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+@pytest.fixture
+def copied_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model's modules importable from a folder on the path, with no package metadata."""
+    if _installed_as_a_package():
+        pytest.skip("the embed extra is installed here, with its package metadata")
+    monkeypatch.syspath_prepend(str(modules_without_metadata(tmp_path / "copied")))
+
+
+@pytest.mark.usefixtures("copied_model")
+def test_a_model_without_package_metadata_is_refused_with_what_to_do():
+    with pytest.raises(ConfigError) as caught:
+        packaged_embedder()
+    message = str(caught.value)
+    assert f"{MODEL_PACKAGE} can be imported but has no package metadata" in message
+    assert f"Install the extra again with {INSTALL_HINT}" in message
+    assert 'or set retrieval.mode = "bm25"' in message
+    with pytest.raises(UsageError) as chosen:
+        packaged_embedder(option="--retrieval")
+    assert str(chosen.value).startswith("--retrieval hybrid: ")
+    assert "has no package metadata" in str(chosen.value)
+
+
+@pytest.mark.usefixtures("copied_model")
+def test_build_with_a_model_without_package_metadata_exits_2(configured, capsys):
+    _choose(configured, "hybrid")
+    code, _, err = run(capsys, "index", "build")
+    assert code == 2
+    assert "has no package metadata" in err
