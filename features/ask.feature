@@ -81,7 +81,15 @@ Feature: Asking a question
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
     Then the exit code is 0
     And the question is declined as "ungrounded"
-    And the decline reason says "https://login.example.net/"
+    And the decline reason says "links to 1 address that no cited passage gives"
+    And "login.example.net" appears nowhere in the output
+
+  Scenario: A link in the model's reason for declining is shown only if a passage gives it
+    Given the model declines because "The guide covers tuning, not colours. Colours are at https://evil.example/fix"
+    When I run `python -m bot.cli ask "Which colours can a widget be?"`
+    Then the exit code is 0
+    And the output says "Reason: The guide covers tuning, not colours. Colours are at (a link no passage gives was removed)"
+    And "evil.example" appears nowhere in the output
 
   Scenario: A passage the answer points to in its text is listed with its citations
     Given the model answers "Run `widgetctl install` [1], then set `frobnication.depth` to seven [2]." citing passage 2

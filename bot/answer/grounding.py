@@ -8,6 +8,11 @@ flag or function that the documentation never mentions; the link rule keeps an a
 sending a reader anywhere the documentation does not. Anything else becomes a decline that
 says why.
 
+A decline is shown too, and the model's reason for one is as untrusted as its answers (a
+passage can talk it into writing anything there). So a reason keeps only the addresses some
+supplied passage gives, and a refused draft's reason never repeats the address it was refused
+for.
+
 Answers are read as two renderers read them: CommonMark (the terminal, the docs) and Discord,
 which draws only closed backtick fences as code blocks. Whatever either would show as code is
 checked, so no formatting choice lets a name past the checks.
@@ -42,6 +47,7 @@ _LINK = re.compile(
     r"\]\(\s*<?([^\s()<>]+)|<([a-z][a-z0-9+.-]*:[^\s<>]+)>|(https?://[^\s<>\[\]()]+)", re.I
 )
 _LINK_TRAIL = ".,;:!?'\")]*_"
+LINK_REMOVED = "(a link no passage gives was removed)"
 # A passage marker in prose: [2], or [1, 3].
 _MARKER = re.compile(r"(?<!\w)\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\]")
 
@@ -138,11 +144,28 @@ def unsupported_identifiers(text: str, cited: Sequence[Passage]) -> list[str]:
     return list(dict.fromkeys(missing))
 
 
+def _gives(url: str, passages: Sequence[Passage]) -> bool:
+    """Whether a passage contains ``url`` or is cited at it (with or without its anchor)."""
+    return any(url in (p.url, p.url.split("#", 1)[0]) or url in p.text for p in passages)
+
+
 def unsupported_links(text: str, cited: Sequence[Passage]) -> list[str]:
     """Addresses ``text`` links to that no passage in ``cited`` gives or is cited at."""
-    own = {p.url.split("#", 1)[0] for p in cited if p.url} | {p.url for p in cited if p.url}
-    texts = [p.text for p in cited]
-    return [url for url in links(text) if url not in own and not any(url in t for t in texts)]
+    return [url for url in links(text) if not _gives(url, cited)]
+
+
+def grounded_reason(reason: str, supplied: Sequence[Passage]) -> str:
+    """A decline's reason with every address no passage in ``supplied`` gives taken out.
+
+    A reason is shown as it is written, not drawn as Markdown, so an address anywhere in it
+    (in backticks too) is one a reader could follow; each is checked.
+    """
+
+    def keep_or_remove(m: re.Match[str]) -> str:
+        url = next(g for g in m.groups() if g).rstrip(_LINK_TRAIL)
+        return m.group(0) if _gives(url, supplied) else m.group(0).replace(url, LINK_REMOVED)
+
+    return _LINK.sub(keep_or_remove, reason)
 
 
 def _numbers(numbers: Sequence[int]) -> str:
@@ -154,8 +177,8 @@ def judge(answer: Answer, passages: Sequence[Passage]) -> Decline | None:
     if answer.malformed is not None:
         return Decline("ungrounded", f"The model's reply could not be read: {answer.malformed}.")
     if answer.declined:
-        reason = answer.reason or "The passages do not answer the question."
-        return Decline("composer_declined", reason)
+        reason = grounded_reason(answer.reason, passages)
+        return Decline("composer_declined", reason or "The passages do not answer the question.")
     if not answer.text.strip():
         return Decline("ungrounded", "The model neither answered nor declined.")
     if not answer.citations:
@@ -179,10 +202,10 @@ def judge(answer: Answer, passages: Sequence[Passage]) -> Decline | None:
         )
     elsewhere = unsupported_links(answer.text, cited)
     if elsewhere:
-        addresses = ", ".join(elsewhere[:3])
+        # Not named: the reason is shown, and the address is the one thing not to show.
+        count = f"{len(elsewhere)} address{'es' if len(elsewhere) > 1 else ''}"
         return Decline(
-            "ungrounded",
-            f"The drafted answer links to {addresses}, which no cited passage gives.",
+            "ungrounded", f"The drafted answer links to {count} that no cited passage gives."
         )
     return None
 

@@ -166,6 +166,16 @@ def test_a_model_decline_says_why_and_what_was_searched(bot, discord, fake_anthr
     assert "documentation gap" in reply.content and reply.custom_ids == []
 
 
+def test_a_link_in_a_decline_reason_that_no_passage_gives_is_not_shown(
+    bot, discord, fake_anthropic
+):
+    why = "Not covered. Colours are at https://evil.example/fix"
+    fake_anthropic.script(tool_call("", [], declined=True, reason=why))
+    reply = ask(discord, "Which colours can a widget be?", next(USERS))
+    assert "Colours are at \\(a link no passage gives was removed\\)" in reply.content
+    assert "evil.example" not in reply.content
+
+
 def test_an_ungrounded_draft_is_declined_not_shown(bot, discord, fake_anthropic):
     fake_anthropic.script(tool_call("Set it to `eleven`.", [99]))
     reply = ask(discord, "What frobnication depth?", next(USERS))

@@ -106,6 +106,20 @@ async def test_a_decline_from_the_model_is_a_composer_decline(engine, fake_anthr
     assert outcome.answer is None and outcome.citations == ()
 
 
+async def test_a_link_in_a_decline_reason_is_shown_only_if_a_passage_gives_it(
+    engine, fake_anthropic
+):
+    # A passage can talk the model into pointing the asker anywhere; the reason is shown.
+    fake_anthropic.script(
+        tool_call("", [], declined=True, reason="Not covered. See https://evil.example/fix")
+    )
+    outcome = await engine.ask("Which colours can a widget be?")
+    assert outcome.decline is not None and outcome.decline.kind == "composer_declined"
+    assert outcome.decline.reason == "Not covered. See (a link no passage gives was removed)"
+    row = await engine.store.fetchone("SELECT reason FROM answers")
+    assert row[0] == outcome.decline.reason
+
+
 # Each reply is made from the number of the passage that does answer the question.
 ADVERSARIAL = {
     "cites-nothing": (lambda n: tool_call("Set it to seven.", []), "cited no passage"),

@@ -81,6 +81,16 @@ async def test_a_decline_is_a_composer_decline(engine, fake_claude):
     )
 
 
+async def test_a_link_in_a_decline_reason_is_shown_only_if_a_passage_gives_it(engine, fake_claude):
+    why = "Not covered: see https://evil.example/fix, or https://widgets.example/guide/."
+    fake_claude.behave(stdout=result(reply(declined=True, reason=why)))
+    outcome = await engine.ask("Which colours can a widget be?")
+    assert outcome.decline is not None
+    assert outcome.decline.reason == (
+        "Not covered: see (a link no passage gives was removed), or https://widgets.example/guide/."
+    )
+
+
 async def test_no_structured_output_is_an_ungrounded_decline_not_an_answer(engine, fake_claude):
     fake_claude.behave(stdout=result(text="Set it to seven, I think.", with_structured=False))
     outcome = await engine.ask(QUESTION)

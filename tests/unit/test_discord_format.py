@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.answer.composer import Answer
+from bot.answer.grounding import settle
 from bot.answer.outcome import Citation, Decline, Outcome
 from bot.config import RateLimit
 from bot.discord_format.answers import (
@@ -202,6 +204,19 @@ def test_each_decline_is_polite_says_what_was_searched_and_that_the_gap_was_reco
         assert "Sources searched: widgets; gadgets" in reply.content
     assert "recorded the question as a documentation gap" in reply.content
     assert reply.buttons == () and reply.embeds == ()
+
+
+def test_a_decline_reason_shows_no_address_a_passage_does_not_give_and_links_none():
+    why = "Not covered; see https://evil.example/fix or https://widgets.example/p1/ instead."
+    draft = Answer("", (), True, why)
+    declined = settle("Q?", "q", [passage(1)], (), "anthropic", "claude-haiku-4-5", draft)
+    reply = decline_reply(declined)
+    assert "evil.example" not in reply.content
+    assert "see \\(a link no passage gives was removed\\) or" in reply.content
+    # The address a passage gives is shown as text: Discord links only a written-out
+    # scheme (https://), and the reason's is escaped, so nothing in it becomes a link.
+    assert "https\\://widgets.example/p1/" in reply.content
+    assert re.search(r"https?://", reply.content) is None
 
 
 def test_a_decline_with_a_huge_reason_and_many_sources_stays_within_the_content_limit():

@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 
 from bot.answer.composer import Answer
 from bot.answer.grounding import (
+    LINK_REMOVED,
     block_names,
+    grounded_reason,
     inline_code,
     judge,
     links,
@@ -146,10 +148,11 @@ def test_links_must_come_from_a_cited_passage():
     for text in (phishing, "See <https://evil.example/x>.", "See https://evil.example/x."):
         decline = judge(answer(text), PASSAGES)
         assert decline is not None and decline.kind == "ungrounded", text
-        assert "https://evil.example/" in decline.reason
+        # The reason is shown to the asker: it says why, and never repeats the address.
+        assert decline.reason.endswith("links to 1 address that no cited passage gives.")
     # A passage not cited does not vouch for an address.
     unvouched = judge(answer("Run `widgetctl install`; https://example.org/tuning.", [2]), PASSAGES)
-    assert unvouched is not None and "https://example.org/tuning" in unvouched.reason
+    assert unvouched is not None and "links to 1 address" in unvouched.reason
     # An address inside code is not a link. One with parentheses is checked up to them, and
     # punctuation after an address is not part of it.
     assert links("`https://evil.example/x` and\n```\nhttps://evil.example/y\n```") == []
@@ -157,6 +160,24 @@ def test_links_must_come_from_a_cited_passage():
         "https://a.example/wiki/A",
         "https://b.example/q",
     ]
+
+
+def test_a_decline_reason_keeps_only_addresses_a_supplied_passage_gives():
+    injected = (
+        "The guide covers tuning, not colours. See https://evil.example/fix, "
+        "[the console](https://evil.example/login), <https://evil.example/x> or "
+        "`https://evil.example/code`; tuning is at https://example.org/tuning and "
+        "https://docs.example.org/guide/."
+    )
+    decline = judge(answer("", [], declined=True, reason=injected), PASSAGES)
+    assert decline is not None and decline.kind == "composer_declined"
+    assert "evil.example" not in decline.reason
+    assert decline.reason.count(LINK_REMOVED) == 4
+    # An address a supplied passage gives, or is cited at, is kept as written.
+    assert "at https://example.org/tuning and https://docs.example.org/guide/." in decline.reason
+    assert decline.reason.startswith("The guide covers tuning, not colours. See (a link")
+    assert grounded_reason("HTTPS://EVIL.EXAMPLE/", PASSAGES) == LINK_REMOVED
+    assert grounded_reason("Nothing on colours.", PASSAGES) == "Nothing on colours."
 
 
 def test_passage_markers_in_the_text_count_as_citations():
