@@ -11,7 +11,8 @@ binary's result object says whether it worked:
   reply, so nothing can be grounded, and the question is declined (not an error);
 * ``is_error`` true, a non-zero exit, unreadable output or the deadline passing: the
   provider failed (``ProviderError``). At the deadline the binary is killed together with
-  every process it started: it runs in a process group of its own for that;
+  every process it started: it runs in a process group of its own for that. A question
+  dropped while it runs (cancelled) kills the group the same way;
 * a ``subtype`` other than ``success`` (the binary stopped at a limit of its own, such as
   ``error_max_turns``, which it may report with ``is_error`` false), or no
   ``structured_output`` with a stop reason that says the reply was cut short: the provider
@@ -118,6 +119,11 @@ class ClaudeLocalComposer:
                 f"claude did not answer within answer.timeout ({self._timeout:g} s). "
                 "Ask again, or raise answer.timeout."
             ) from None
+        except BaseException:
+            # Cancelled: serve is stopping, or the asker's wait was given up. Nobody will read
+            # the answer, and the group would otherwise run on until it finished by itself.
+            _kill_group(proc)
+            raise
         latency_ms = (time.perf_counter() - started) * 1000
         result = _parse(out)
         if proc.returncode != 0 or result is None or result.get("is_error") is not False:

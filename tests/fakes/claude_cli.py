@@ -4,7 +4,8 @@ It accepts the flags phpbotscout passes, records each call (argv and standard in
 ``calls.jsonl`` beside itself, and then behaves as ``behaviour.json`` beside it says: print
 a result object and exit with a status, optionally after a delay. The delay may be spent in
 a child process that shares its output, as when ``claude`` is a wrapper script that runs the
-real binary. The result objects have the real CLI's keys.
+real binary. Before the delay it writes its pid (and its child's) to ``pids.jsonl``, so a test
+can tell when the processes it started are gone. The result objects have the real CLI's keys.
 """
 
 from __future__ import annotations
@@ -33,8 +34,15 @@ prompt = sys.stdin.read()
 with open(here / "calls.jsonl", "a", encoding="utf-8") as calls:
     calls.write(json.dumps({{"argv": args, "stdin": prompt, "env": dict(os.environ)}}) + "\n")
 behaviour = json.loads((here / "behaviour.json").read_text())
+pids = [os.getpid()]
 if behaviour.get("in_child"):
-    subprocess.run([sys.executable, "-c", f"import time; time.sleep({{behaviour['delay']}})"])
+    sleep = f"import time; time.sleep({{behaviour['delay']}})"
+    child = subprocess.Popen([sys.executable, "-c", sleep])
+    pids.append(child.pid)
+with open(here / "pids.jsonl", "a", encoding="utf-8") as running:
+    running.write(json.dumps(pids) + "\n")
+if behaviour.get("in_child"):
+    child.wait()
 else:
     time.sleep(behaviour.get("delay", 0))
 if behaviour.get("stderr"):
@@ -102,6 +110,14 @@ class FakeClaude:
             "in_child": in_child,
         }
         (self.directory / "behaviour.json").write_text(json.dumps(behaviour), encoding="utf-8")
+
+    def pids(self) -> list[int]:
+        """The pids of every run so far that reached its delay, children included."""
+        log = self.directory / "pids.jsonl"
+        if not log.exists():
+            return []
+        lines = log.read_text(encoding="utf-8").splitlines()
+        return [pid for line in lines for pid in json.loads(line)]
 
     def calls(self) -> list[dict[str, Any]]:
         log = self.directory / "calls.jsonl"

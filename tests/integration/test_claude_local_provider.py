@@ -1,7 +1,10 @@
 """The claude-local provider: a fake ``claude`` executable first on PATH."""
 
+import asyncio
 import json
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -204,6 +207,36 @@ async def test_a_binary_hung_in_a_child_process_is_stopped_at_the_timeout(tmp_pa
         with pytest.raises(ProviderError, match=r"within answer\.timeout \(0\.5 s\)"):
             await engine.ask(QUESTION)
         assert time.perf_counter() - started < 5
+
+
+def running(pid: int) -> bool:
+    # A killed process nobody has reaped yet is a zombie: it holds its pid but runs nothing.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.02)
+
+
+async def test_a_question_dropped_while_claude_runs_stops_every_process_it_started(
+    tmp_path, fake_claude
+):
+    # serve stopping, or the asker's wait given up: nobody wants the answer any more, and the
+    # binary (and the child it runs) must not go on working for nobody.
+    fake_claude.behave(stdout=result(reply("late", [1])), delay=60, in_child=True)
+    async with await open_indexed(claude_config(tmp_path, fake_claude, 120)) as engine:
+        asking = asyncio.create_task(engine.ask(QUESTION))
+        await until(lambda: len(fake_claude.pids()) == 2)
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+        await until(lambda: not any(running(pid) for pid in fake_claude.pids()))
 
 
 async def test_a_missing_binary_is_a_configuration_error(tmp_path):
