@@ -22,3 +22,10 @@ Feature: Answering with a local claude binary
     Then the exit code is 1
     And the JSON error is of kind "provider" and says "did not answer within answer.timeout (1 s)"
     And it ended within 5 seconds
+
+  Scenario: claude never runs in the directory phpbotscout was started in
+    Given the directory phpbotscout runs in holds a CLAUDE.md
+    And claude declines because "The guide covers tuning, not colours."
+    When I ask "Which colours can a widget be?" and time it
+    Then the exit code is 0
+    And claude ran in an empty directory that is gone afterwards

@@ -3,8 +3,10 @@
 It runs ``claude -p`` once per question with structured output (``--json-schema``), no tools
 and no saved session, the instructions as the system prompt and the fenced passages on
 standard input (never on the command line, where other users could read them), and with
-phpbotscout's own secrets (Discord, GitLab, webhook) removed from its environment. The
-binary's result object says whether it worked:
+phpbotscout's own secrets (Discord, GitLab, webhook) removed from its environment. It runs in
+an empty directory made for that run and removed after it, so no CLAUDE.md, settings or hooks
+of the directory phpbotscout was started in can steer it. The binary's result object says
+whether it worked:
 
 * exit status 0, ``is_error`` false and a ``structured_output`` object: a draft;
 * exit status 0 but no ``structured_output``: the model never produced the structured
@@ -27,6 +29,7 @@ import json
 import logging
 import os
 import signal
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -71,7 +74,9 @@ class ClaudeLocalComposer:
     def __init__(
         self, binary: Path, model: str, timeout: float, env: Mapping[str, str] | None = None
     ) -> None:
-        self._binary = binary
+        # Absolute: PATH may name a directory relative to where phpbotscout started, and the
+        # binary runs elsewhere.
+        self._binary = binary.absolute()
         self._model = model
         self._timeout = timeout
         self._env = dict(env) if env is not None else None
@@ -90,6 +95,38 @@ class ClaudeLocalComposer:
         """Run the binary; see the module docstring for what its result means."""
         prompt = user_message(question, passages).encode("utf-8")
         started = time.perf_counter()
+        # A directory of its own, empty and removed afterwards: claude reads the CLAUDE.md,
+        # settings and hooks of the directory it runs in, and the one phpbotscout was started
+        # in is nobody's promise of what those say.
+        with tempfile.TemporaryDirectory(prefix="phpbotscout-claude-") as workdir:
+            returncode, out, err = await self._run(prompt, Path(workdir))
+        latency_ms = (time.perf_counter() - started) * 1000
+        result = _parse(out)
+        if returncode != 0 or result is None or result.get("is_error") is not False:
+            raise ProviderError(_failure(returncode, result, err))
+        usage = _usage(result.get("usage"))
+        log.info("composed with claude %s in %.0f ms", self._model, latency_ms)
+        subtype = result.get("subtype")
+        if isinstance(subtype, str) and subtype != "success":
+            raise ProviderError(
+                f"claude stopped before it finished its reply ({subtype}), so there is no "
+                "answer. Ask again; if it keeps happening, run 'claude -p hello' to check it."
+            )
+        if "structured_output" not in result:
+            cut_short = unfinished(result.get("stop_reason"))
+            if cut_short is not None:
+                raise ProviderError(cut_short)
+            return Answer(
+                "", (), False, "", usage, latency_ms,
+                malformed="claude finished without a structured reply",
+            )  # fmt: skip
+        reply = read_reply(result["structured_output"])
+        if isinstance(reply, str):
+            return Answer("", (), False, "", usage, latency_ms, malformed=reply)
+        return Answer(reply.text, reply.citations, reply.declined, reply.reason, usage, latency_ms)
+
+    async def _run(self, prompt: bytes, workdir: Path) -> tuple[int | None, bytes, bytes]:
+        """Run the binary in ``workdir`` with ``prompt`` on its input: exit status and output."""
         try:
             proc = await asyncio.create_subprocess_exec(
                 *command(self._binary, self._model),
@@ -97,6 +134,7 @@ class ClaudeLocalComposer:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 env=self._env,
+                cwd=workdir,
                 # A process group of its own, so that the deadline ends everything it started:
                 # a wrapper script's child (or any helper claude starts) holds the output
                 # pipes, and the answer would otherwise wait for it however long it runs.
@@ -124,30 +162,7 @@ class ClaudeLocalComposer:
             # the answer, and the group would otherwise run on until it finished by itself.
             _kill_group(proc)
             raise
-        latency_ms = (time.perf_counter() - started) * 1000
-        result = _parse(out)
-        if proc.returncode != 0 or result is None or result.get("is_error") is not False:
-            raise ProviderError(_failure(proc.returncode, result, err))
-        usage = _usage(result.get("usage"))
-        log.info("composed with claude %s in %.0f ms", self._model, latency_ms)
-        subtype = result.get("subtype")
-        if isinstance(subtype, str) and subtype != "success":
-            raise ProviderError(
-                f"claude stopped before it finished its reply ({subtype}), so there is no "
-                "answer. Ask again; if it keeps happening, run 'claude -p hello' to check it."
-            )
-        if "structured_output" not in result:
-            cut_short = unfinished(result.get("stop_reason"))
-            if cut_short is not None:
-                raise ProviderError(cut_short)
-            return Answer(
-                "", (), False, "", usage, latency_ms,
-                malformed="claude finished without a structured reply",
-            )  # fmt: skip
-        reply = read_reply(result["structured_output"])
-        if isinstance(reply, str):
-            return Answer("", (), False, "", usage, latency_ms, malformed=reply)
-        return Answer(reply.text, reply.citations, reply.declined, reply.reason, usage, latency_ms)
+        return proc.returncode, out, err
 
     async def aclose(self) -> None:
         """Nothing to release: each question runs its own process."""

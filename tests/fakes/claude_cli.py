@@ -1,8 +1,9 @@
 """A fake ``claude`` executable: a small Python script put first on PATH by a test.
 
-It accepts the flags phpbotscout passes, records each call (argv and standard input) in
-``calls.jsonl`` beside itself, and then behaves as ``behaviour.json`` beside it says: print
-a result object and exit with a status, optionally after a delay. The delay may be spent in
+It accepts the flags phpbotscout passes, records each call (argv, standard input, environment,
+and the directory it runs in with what that holds) in ``calls.jsonl`` beside itself, and then
+behaves as ``behaviour.json`` beside it says: print a result object and exit with a status,
+optionally after a delay. The delay may be spent in
 a child process that shares its output, as when ``claude`` is a wrapper script that runs the
 real binary. Before the delay it writes its pid (and its child's) to ``pids.jsonl``, so a test
 can tell when the processes it started are gone. The result objects have the real CLI's keys.
@@ -32,7 +33,9 @@ while i < len(args):
     i += 2 if args[i] in takes_value else 1
 prompt = sys.stdin.read()
 with open(here / "calls.jsonl", "a", encoding="utf-8") as calls:
-    calls.write(json.dumps({{"argv": args, "stdin": prompt, "env": dict(os.environ)}}) + "\n")
+    seen = {{"argv": args, "stdin": prompt, "env": dict(os.environ), "cwd": os.getcwd(),
+            "cwd_files": sorted(os.listdir())}}
+    calls.write(json.dumps(seen) + "\n")
 behaviour = json.loads((here / "behaviour.json").read_text())
 pids = [os.getpid()]
 if behaviour.get("in_child"):
