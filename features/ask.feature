@@ -168,3 +168,9 @@ Feature: Asking a question
     When I run `python -m bot.cli ask "What frobnication depth should I set?"`
     Then the exit code is 2
     And the error says "ANTHROPIC_API_KEY"
+
+  Scenario: A question too long for the model is told to be shorter, not to change the model
+    Given the API refuses the request because "prompt is too long: 210311 tokens > 200000 maximum"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error message says "ask a shorter question"

@@ -59,6 +59,11 @@ def model_overloaded(fake_anthropic):
     fake_anthropic.script(error(529, "overloaded_error", "Overloaded", {"retry-after-ms": "5"}))
 
 
+@given(parsers.parse('the API refuses the request because "{said}"'))
+def api_refuses(fake_anthropic, said):
+    fake_anthropic.script(error(400, "invalid_request_error", said))
+
+
 @given(parsers.parse('answer.timeout is "{timeout}"'))
 def answer_timeout(world, timeout):
     path = world.root / "phpbotscout.toml"

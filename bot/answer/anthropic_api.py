@@ -198,5 +198,24 @@ def _status_error(exc: anthropic.APIStatusError) -> ProviderError:
         advice = "Check answer.model: the API does not know this model."
     else:
         said = (exc.api_message or "")[:200]
-        advice = (f"It said: {said}. " if said else "") + "Check answer.model, then ask again."
+        advice = (f"It said: {said}. " if said else "") + _refusal_advice(exc.type, said)
     return ProviderError(f"The Anthropic API answered {detail}. {advice}")
+
+
+def _refusal_advice(kind: str | None, said: str) -> str:
+    """What to do about a request the API refused, going by its error type and message."""
+    text = said.lower()
+    if kind == "request_too_large" or "too long" in text or "too many tokens" in text:
+        return (
+            "The passages and the question were too long for the model: ask a shorter "
+            "question, or set answer.model to a model with a larger context window."
+        )
+    if kind == "billing_error" or "credit balance" in text:
+        return "Check the plan and credit of the account behind ANTHROPIC_API_KEY, then ask again."
+    if "model" in text:
+        return "Check answer.model, then ask again."
+    # Nothing the configuration can change: phpbotscout's request did not suit this API.
+    return (
+        "Ask again; if it keeps happening, check ANTHROPIC_BASE_URL if it is set, or report "
+        "the message above."
+    )

@@ -225,6 +225,33 @@ async def test_overloaded_every_time_is_an_error_after_bounded_retries(engine, f
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("status", "kind", "said", "advice", "not_advised"),
+    [
+        (400, "invalid_request_error", "prompt is too long: 210311 tokens > 200000 maximum",
+         "ask a shorter question", "Check answer.model"),
+        (413, "request_too_large", "Request exceeds the maximum allowed number of bytes.",
+         "ask a shorter question", "Check answer.model"),
+        (400, "invalid_request_error", "Your credit balance is too low to access the API.",
+         "plan and credit", "Check answer.model"),
+        (400, "invalid_request_error", "model: claude-nonesuch is not a valid model",
+         "Check answer.model", "shorter question"),
+        (400, "invalid_request_error", "messages.0.content: unexpected field",
+         "check ANTHROPIC_BASE_URL", "Check answer.model"),
+    ],
+    ids=["prompt-too-long", "request-too-large", "billing", "model", "other"],
+)  # fmt: skip
+async def test_a_refused_request_gets_the_advice_that_fits_its_error(
+    engine, fake_anthropic, status, kind, said, advice, not_advised
+):
+    fake_anthropic.script(error(status, kind, said))
+    with pytest.raises(ProviderError) as caught:
+        await engine.ask(QUESTION)
+    message = str(caught.value)
+    assert f"HTTP {status} {kind}" in message and said in message
+    assert advice in message and not_advised not in message
+
+
 async def test_a_refused_key_is_an_error_naming_the_variable_not_the_key(tmp_path, fake_anthropic):
     estate = make_estate(tmp_path / "estate")
     wrong = "sk-ant-wrong-key-123"
