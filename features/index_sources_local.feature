@@ -101,6 +101,21 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
     Then a passage comes from "widgets"
 
+  Scenario: An exclusion names a repository whatever the case of its letters
+    Given the configuration excludes "WIDGETS"
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then source "widgets" is "rejected" by clause "excluded"
+
+  Scenario: A listed path that is not there is excluded, not missing, when its name is excluded
+    Given the configuration also lists "gone/gadgets"
+    And the configuration excludes "Gadgets"
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    When I run `python -m bot.cli index sources --json`
+    Then source "gadgets" is "rejected" by clause "excluded"
+    And "gone/gadgets" is not listed as missing
+
   Scenario: A repository reached through several configured paths is indexed once
     Given the configuration also lists "estate/../estate/widgets/"
     When I run `python -m bot.cli index build`

@@ -20,6 +20,13 @@ def entry_missing(world: World, entry: str) -> None:
     source_verdict(world, f"{path.name} (missing at {path})", "unresolved", "missing")
 
 
+@then(parsers.parse('"{entry}" is not listed as missing'))
+def entry_not_missing(world: World, entry: str) -> None:
+    path = world.root / entry
+    listed = {row["source"] for row in world.json()}
+    assert listed and f"{path.name} (missing at {path})" not in listed, listed
+
+
 @then(parsers.parse('no passage comes from "{name}"'))
 def no_passage_from(world: World, name: str) -> None:
     assert all(r["repo"] != name for r in world.json()["results"])

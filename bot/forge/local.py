@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from bot.forge.candidates import Candidate, Verdict
+from bot.forge.predicate import same_path
 from bot.snapshot import head_branch_is_unborn
 
 EMBEDDED_NAME = "phpbotscout"
@@ -61,11 +62,12 @@ def discover_local(
 ) -> list[Candidate]:
     """Return a candidate for every repository the configured paths name.
 
-    Exclusions are applied first and are absolute. A path that is missing, a file, or a
-    directory holding no repositories yields an *unresolved* candidate that says so, listed
-    under its name and its path, ``NAME (missing at PATH)``; only the directory of a
-    repository ``indexed`` (name to location, from the index) from that very path keeps the
-    repository's name, so that the repository is the one reported missing. One repository
+    Exclusions are applied first and are absolute, and ignore case as GitLab's do. A path
+    that is missing, a file, or a directory holding no repositories is rejected as excluded
+    when ``exclude`` lists its name; otherwise it yields an *unresolved* candidate that says
+    so, listed under its name and its path, ``NAME (missing at PATH)``; only the directory
+    of a repository ``indexed`` (name to location, from the index) from that very path keeps
+    the repository's name, so that the repository is the one reported missing. One repository
     reached through several configured paths is one candidate; of different repositories
     with one name, the one reached first takes the name and every later one is a duplicate
     listed under the name and its path. A repository with no commit yet is rejected as
@@ -80,17 +82,16 @@ def discover_local(
         configured.add(path)
         if embedded:
             found.append((EMBEDDED_NAME, path))
-        elif not path.exists():
-            unusable.append((path, "does not exist"))
-        elif not path.is_dir():
-            unusable.append((path, "is a file, not a repository or a directory of repositories"))
-        elif is_repository(path):
-            found.append((_name(path), path))
-        else:
-            children = sorted(c for c in path.iterdir() if c.is_dir() and is_repository(c))
-            if not children:
-                unusable.append((path, "holds no git repositories (and is not one)"))
-            found.extend((_name(child), child) for child in children)
+            continue
+        repositories, problem = _reach(path)
+        excluded = _excluded_name(path, exclude) if problem else None
+        if excluded is not None:
+            # Exclusion comes first: the entry is excluded as it would be were it there, and
+            # no missing repository of a name the configuration shuts out is reported.
+            found.append((excluded, path))
+        elif problem:
+            unusable.append((path, problem))
+        found.extend(repositories)
 
     # The same repository reached through several paths (a directory and its parent, a
     # symbolic link) is one repository, read once.
@@ -106,7 +107,7 @@ def discover_local(
     for name, (path, *others) in reached.values():
         owner = first.setdefault(name, path)
         key = name if owner == path else f"{name} (duplicate at {path})"
-        if name in exclude:
+        if _excluded(name, exclude):
             candidates.append(
                 _local(key, path, Verdict.REJECTED, "excluded", "listed in sources.exclude")
             )
@@ -123,6 +124,37 @@ def discover_local(
         _unresolved(_unusable_name(path, names, indexed or {}), path, "missing", detail)
         for path, detail in unusable
     ]
+
+
+def _reach(path: Path) -> tuple[list[tuple[str, Path]], str | None]:
+    """The repositories a configured path names, with their names, or why it names none."""
+    if not path.exists():
+        return [], "does not exist"
+    if not path.is_dir():
+        return [], "is a file, not a repository or a directory of repositories"
+    if is_repository(path):
+        return [(_name(path), path)], None
+    children = sorted(c for c in path.iterdir() if c.is_dir() and is_repository(c))
+    if not children:
+        return [], "holds no git repositories (and is not one)"
+    return [(_name(child), child) for child in children], None
+
+
+def _excluded(name: str, exclude: Collection[str]) -> bool:
+    """Whether ``sources.exclude`` names the repository, ignoring case as a GitLab path does."""
+    return any(same_path(name, entry) for entry in exclude)
+
+
+def _excluded_name(path: Path, exclude: Collection[str]) -> str | None:
+    """The name ``sources.exclude`` lists for a path that cannot be used, if it lists one.
+
+    Nothing tells whether the path was a bare repository, so its name counts with its
+    ``.git`` ending and without it.
+    """
+    for name in (path.name, path.name.removesuffix(".git")):
+        if _excluded(name, exclude):
+            return name
+    return None
 
 
 def _unusable_name(path: Path, found: Collection[str], indexed: Mapping[str, str]) -> str:

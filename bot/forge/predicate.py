@@ -91,7 +91,10 @@ def excluded_by(project_path: str, policy: Policy) -> str | None:
 
 
 def same_path(a: str, b: str) -> bool:
-    """Whether two forge paths name the same group or project (case and outer slashes aside)."""
+    """Whether two forge paths name the same group or project (case and outer slashes aside).
+
+    Local repository names are compared the same way against ``sources.exclude``.
+    """
     return _norm(a) == _norm(b)
 
 

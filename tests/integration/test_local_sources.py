@@ -231,3 +231,39 @@ async def test_a_repository_with_no_commit_yet_is_rejected_as_empty_not_failed(t
     empty = ("rejected", "empty", "has no commits yet; it is indexed once something is committed")
     assert _verdicts(report)["fresh"] == empty
     assert _verdicts(report)["bare"] == empty
+
+
+async def test_exclusions_ignore_case_as_gitlab_ones_do(tmp_path):
+    for name in ("alpha", "Beta"):
+        make_repo(tmp_path / "repos" / name, {"README.md": README})
+    async with await Engine.open(_config(tmp_path, "repos", exclude=("ALPHA", "/beta/"))) as e:
+        report = await e.refresh()
+    assert report.outcomes == ()
+    excluded = ("rejected", "excluded", "listed in sources.exclude")
+    assert _verdicts(report) == {"alpha": excluded, "Beta": excluded}
+
+
+async def test_an_excluded_entry_that_is_not_there_is_excluded_not_missing(tmp_path):
+    alpha = tmp_path / "gone" / "alpha"
+    make_repo(alpha, {"README.md": README})
+    async with await Engine.open(_config(tmp_path, "gone/alpha")) as engine:
+        await engine.refresh()
+    alpha.rename(tmp_path / "unmounted")
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    listed = ("gone/alpha", "gone/beta.git", "notes.md", "shelf/alpha")
+    make_repo(tmp_path / "shelf" / "alpha", {"README.md": README})
+    excluded = ("rejected", "excluded", "listed in sources.exclude")
+    config = _config(tmp_path, *listed, exclude=("Alpha", "beta", "NOTES.md"))
+    async with await Engine.open(config) as engine:
+        report = await engine.refresh()
+        assert report.outcomes == ()
+        assert _stored(await engine.sources()) == {
+            "alpha": (str(alpha), *excluded),
+            "beta": (str(tmp_path / "gone" / "beta.git"), *excluded),
+            "notes.md": (str(tmp_path / "notes.md"), *excluded),
+            f"alpha (duplicate at {tmp_path / 'shelf' / 'alpha'})": (
+                str(tmp_path / "shelf" / "alpha"),
+                *excluded,
+            ),
+        }
+        assert {s.documents for s in await engine.sources()} == {0}  # alpha's index went
