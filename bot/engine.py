@@ -194,14 +194,15 @@ class Engine:
         return warnings
 
     async def status(self, at: datetime | None = None) -> list[SourceStatus]:
-        """The freshness of every source answers come from, against its refresh interval.
+        """The freshness of every source that is or could be answered from, against its interval.
 
-        That is every admitted source, and every unresolved one that still has an index.
+        That is every admitted source, and every unresolved one: with an index, it still
+        answers from it; without one, it is something to put right before it can.
         """
         moment = at or datetime.now(UTC)
         out = []
         for state in await catalog.sources(self.store):
-            if state.verdict == "rejected" or (state.verdict != "admitted" and not state.chunks):
+            if state.verdict == "rejected":
                 continue
             interval = self.config.interval_for(state.name)
             out.append(SourceStatus(state, interval, state.is_stale(interval, moment)))

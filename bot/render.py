@@ -370,7 +370,7 @@ def problems_text(state: SourceState) -> str:
     An unresolved verdict, the last refresh error and a failed release lookup.
     """
     parts = [
-        f"unresolved ({state.clause}): {state.detail}; answers come from its last index"
+        f"unresolved ({state.clause}): {state.detail}; {_unresolved_consequence(state)}"
         if state.verdict == "unresolved"
         else "",
         state.last_error or "",
@@ -378,6 +378,16 @@ def problems_text(state: SourceState) -> str:
     if state.release_error:
         parts.append(f"release: {state.release_error}")  # it says where the code stays
     return "; ".join(p for p in parts if p)
+
+
+def _unresolved_consequence(state: SourceState) -> str:
+    """What an unresolved verdict means for answers, and what to do when it costs them."""
+    if state.chunks:
+        return "answers come from its last index"
+    return (
+        "it has never been indexed, so nothing is answered from it: once that is put right, "
+        "'python -m bot.cli index build' indexes it"
+    )
 
 
 def short_commit(sha: str | None) -> str:

@@ -8,4 +8,5 @@ Feature: /status for a source that can no longer be found
     Then the reply says "⚠ **widgets**: refreshed"
     And the reply says "unresolved by missing ("
     And the reply says "widgets does not exist), answered from its last index"
-    And the reply says "0 failing, 1 unresolved"
+    And the reply says "estate holds no git repositories \(and is not one\)), never indexed"
+    And the reply says "0 failing, 2 unresolved"

@@ -92,6 +92,14 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
     Then a passage comes from "widgets"
 
+  Scenario: A listed path that was never there is in the status, never indexed
+    Given the configuration also lists "gone/gadgets"
+    And the index has been built
+    When I run `python -m bot.cli index status --json`
+    Then the status lists "gone/gadgets" as missing, never indexed
+    When I run `python -m bot.cli index status`
+    Then the output says "1 unresolved"
+
   Scenario: A listed path that does not exist never takes the name of a repository indexed
     Given the configuration also lists "gone/widgets"
     When I run `python -m bot.cli index build`

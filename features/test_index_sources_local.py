@@ -46,6 +46,15 @@ def status_verdict(world: World, name: str, verdict: str, clause: str) -> None:
     assert rows[name]["documents"] == 1  # still answered from
 
 
+@then(parsers.parse('the status lists "{entry}" as missing, never indexed'))
+def status_missing_never_indexed(world: World, entry: str) -> None:
+    path = world.root / entry
+    rows = {row["source"]: row for row in world.json()["sources"]}
+    row = rows[f"{path.name} (missing at {path})"]
+    assert (row["verdict"], row["clause"], row["indexed_at"]) == ("unresolved", "missing", None)
+    assert row["detail"] == f"{path} does not exist"
+
+
 @given(parsers.parse('the repository "{name}" is deleted from the estate'))
 def repository_deleted(world: World, name: str) -> None:
     shutil.rmtree(world.estate / name)

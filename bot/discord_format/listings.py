@@ -164,9 +164,9 @@ def status_reply(
 ) -> Reply:
     """Freshness of every indexed source, the last refresh, the last errors and the totals.
 
-    Failing sources come first, then unresolved ones (answered from their last index), then
-    stale ones; when they do not all fit, the fresh ones are the ones summarised as "and N
-    more".
+    Failing sources come first, then unresolved ones (answered from their last index, if they
+    have one), then stale ones; when they do not all fit, the fresh ones are the ones
+    summarised as "and N more".
     """
     order = sorted(
         statuses,
@@ -206,10 +206,12 @@ def _status_line(s: SourceStatus, now: datetime) -> str:
     name = escape_markdown(s.state.name)
     when = f"refreshed {_ago(s.state.refreshed_at, now)}, every {age_text(s.interval)}"
     if _unresolved(s):
-        # Its last index still answers, however old; say so and why, kept short for the embed.
+        # Its last index still answers, however old, if it has one; say so and why, kept short
+        # for the embed.
         clause = escape_markdown(s.state.clause)
         why = escape_markdown(shorten(s.state.detail, 200))
-        when += f"; unresolved by {clause} ({why}), answered from its last index"
+        answered = "answered from its last index" if s.state.chunks else "never indexed"
+        when += f"; unresolved by {clause} ({why}), {answered}"
     if s.state.last_error:
         error = escape_markdown(shorten(s.state.last_error, 200))
         return f"✖ **{name}**: {when}; last error: {error}"

@@ -458,6 +458,28 @@ def test_status_shows_a_source_answered_from_its_last_index_as_unresolved(home, 
     assert "1 unresolved" in out
 
 
+def test_status_shows_an_unresolved_source_never_indexed_and_what_to_do(
+    home, tmp_path, capsys, monkeypatch
+):
+    make_repo(tmp_path / "solo", {"README.md": "# Solo\n\nSprockets spin.\n"})
+    config = tmp_path / "phpbotscout.toml"
+    listed = f'local = ["{tmp_path / "solo"}", "{tmp_path / "gone"}"]'
+    config.write_text(f'[sources]\n{listed}\n[index]\npath = "i.sqlite"\n')
+    assert run(capsys, "index", "build")[0] == 0
+    _, out, _ = run(capsys, "index", "status", "--json")
+    status = json.loads(out)
+    rows = {row["source"]: row for row in status["sources"]}
+    gone = rows[f"gone (missing at {tmp_path / 'gone'})"]
+    assert (gone["verdict"], gone["clause"], gone["documents"]) == ("unresolved", "missing", 0)
+    assert status["totals"]["unresolved"] == 1
+    monkeypatch.setenv("COLUMNS", "1000")  # wide enough that no cell wraps
+    _, out, _ = run(capsys, "index", "status")
+    assert "1 unresolved" in out
+    assert f"{tmp_path / 'gone'} does not exist; it has never been indexed" in out
+    assert "never been indexed, so nothing is answered from it" in out
+    assert "'python -m bot.cli index build' indexes it" in out
+
+
 @pytest.mark.parametrize(
     "argv",
     [

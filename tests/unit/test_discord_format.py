@@ -435,6 +435,16 @@ def test_status_with_many_unresolved_sources_keeps_each_reason_short_and_fits():
     assert first.endswith("), answered from its last index") and len(first) < 400
 
 
+def test_status_says_an_unresolved_source_without_an_index_was_never_indexed():
+    never = state("gone", "unresolved", clause="missing", detail="/srv/gone does not exist")
+    never = replace(never, refreshed_at=None, indexed_at=None, documents=0, chunks=0)
+    text = status_reply([SourceStatus(never, 3600, True)], "none", None, NOW).embeds[0].description
+    assert text.splitlines()[4] == (
+        "⚠ **gone**: refreshed never, every 1h; unresolved by missing "
+        "(/srv/gone does not exist), never indexed; stale"
+    )
+
+
 def test_status_with_many_sources_summarises_the_fresh_ones():
     statuses = [SourceStatus(state(f"group/project-{n:03d}"), 3600, False) for n in range(400)]
     reply = status_reply(statuses, "none", None, NOW)
