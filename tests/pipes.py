@@ -5,10 +5,20 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def checkout_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment, with ``extra``, for a child that runs ``bot`` from here.
+
+    The checkout goes first on ``PYTHONPATH``: run from another directory, the child would
+    otherwise import whichever copy of the package is installed, not the code under test.
+    """
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, **(extra or {}), "PYTHONPATH": path}
 
 
 def run_cli(
@@ -19,14 +29,10 @@ def run_cli(
     In its own process the CLI configures logging itself, which it cannot do inside a test
     run whose logging is already configured.
     """
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    }
     return subprocess.run(
         [sys.executable, "-m", "bot.cli", *argv],
         cwd=cwd,
-        env=env,
+        env=checkout_env(),
         stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,

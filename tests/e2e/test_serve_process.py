@@ -21,6 +21,7 @@ from tests.answering import make_estate
 from tests.discord_bot import build_index, wait_for
 from tests.fakes.anthropic_server import KEY, FakeAnthropic, citing
 from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
+from tests.pipes import checkout_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,13 +46,14 @@ def write_config(root: Path, discord: FakeDiscord, anthropic: FakeAnthropic) -> 
 
 
 def start_serve(config: Path, anthropic: FakeAnthropic, **env: str) -> subprocess.Popen[str]:
-    environ = {
-        **os.environ,
-        "DISCORD_TOKEN": TOKEN,
-        "ANTHROPIC_API_KEY": KEY,
-        "ANTHROPIC_BASE_URL": anthropic.url,
-        **env,
-    }
+    environ = checkout_env(
+        {
+            "DISCORD_TOKEN": TOKEN,
+            "ANTHROPIC_API_KEY": KEY,
+            "ANTHROPIC_BASE_URL": anthropic.url,
+            **env,
+        }
+    )
     return subprocess.Popen(
         [sys.executable, "-m", "bot.cli", "--config", str(config), "serve"],
         cwd=ROOT,

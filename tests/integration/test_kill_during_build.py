@@ -14,8 +14,7 @@ from bot.cli import main
 from tests.fakes.estate import upstream
 from tests.fakes.gitlab import FakeGitLab
 from tests.integration.conftest import TOKEN
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.pipes import checkout_env
 
 
 def _pages(n: int) -> dict[str, str | bytes | None]:
@@ -68,11 +67,10 @@ def test_a_build_killed_mid_write_leaves_a_consistent_index(tmp_path, fake, monk
     fake.feed = [p.path for p in fake.projects]
     config = _write_config(tmp_path, fake, "killed")
     db = tmp_path / "killed.sqlite"
-    env = {**os.environ, "GITLAB_TOKEN": TOKEN, "HOME": str(tmp_path / "home")}
     build = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", "--config", str(config), "index", "build", "--json"],
         cwd=tmp_path,
-        env=env,
+        env=checkout_env({"GITLAB_TOKEN": TOKEN, "HOME": str(tmp_path / "home")}),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
