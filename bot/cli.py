@@ -1,7 +1,8 @@
 """``python -m bot.cli``: parse, call the engine, print. Nothing else lives here.
 
 Exit codes: 0 answered or declined (a decline is a result), 1 something broke, 2 the command
-line or configuration is wrong.
+line or configuration is wrong, 130 interrupted (Ctrl-C), 141 the reader of the output went
+away (as SIGPIPE would end it).
 """
 
 from __future__ import annotations
