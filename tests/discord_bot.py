@@ -177,6 +177,12 @@ def final(discord: FakeDiscord, interaction: Interaction, timeout: float = 5.0) 
     return discord.reply(interaction, 1, timeout)
 
 
+def connected(discord: FakeDiscord) -> bool:
+    """Whether a bot has identified and synced its slash commands to the fake's guild."""
+    names = {c["name"] for c in discord.commands.get(GUILD_ID, [])}
+    return discord.identified >= 1 and names == {"ask", "sources", "status"}
+
+
 def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
     """Poll ``condition`` (state of the bot's own, such as a queue length) until it holds."""
     deadline = time.monotonic() + timeout

@@ -41,6 +41,29 @@ def run_cli(
     )
 
 
+def start_cli(argv: Sequence[str], cwd: Path = ROOT) -> subprocess.Popen[str]:
+    """Start the CLI with ``argv`` and leave it running (``serve``); both streams are piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", *argv],
+        cwd=cwd,
+        env=checkout_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def exited(process: subprocess.Popen[str], what: str, timeout: int = 30) -> tuple[int, str]:
+    """Wait for a started CLI to exit; one that does not is killed and fails the test."""
+    try:
+        _, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, err = process.communicate()
+        raise AssertionError(f"the CLI did not {what} within {timeout} s:\n{err}") from None
+    return process.returncode, err
+
+
 def run_with_reader_gone(argv: Sequence[str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     """Run the CLI with ``argv``; its standard output is a pipe nobody reads."""
     reader, writer = os.pipe()

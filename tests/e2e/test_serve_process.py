@@ -18,10 +18,10 @@ import pytest
 from bot import config as config_module
 from bot.index.embedder import MODEL_PACKAGE
 from tests.answering import make_estate
-from tests.discord_bot import build_index, wait_for
+from tests.discord_bot import build_index, connected, wait_for
 from tests.fakes.anthropic_server import KEY, FakeAnthropic, citing
 from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
-from tests.pipes import checkout_env
+from tests.pipes import checkout_env, exited
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,22 +62,6 @@ def start_serve(config: Path, anthropic: FakeAnthropic, **env: str) -> subproces
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def connected(discord: FakeDiscord) -> bool:
-    names = {c["name"] for c in discord.commands.get(GUILD_ID, [])}
-    return discord.identified >= 1 and names == {"ask", "sources", "status"}
-
-
-def exited(process: subprocess.Popen[str], what: str, timeout: int = 30) -> tuple[int, str]:
-    """Wait for ``serve`` to exit; one that does not is killed and fails the test."""
-    try:
-        _, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        _, err = process.communicate()
-        raise AssertionError(f"serve did not {what} within {timeout} s:\n{err}") from None
-    return process.returncode, err
 
 
 def stop(process: subprocess.Popen[str], sig: int = signal.SIGTERM) -> tuple[int, str]:

@@ -4,7 +4,8 @@ The real ``hikari.GatewayBot`` connects to it exactly as it would to Discord: it
 ``GET /gateway/bot`` where the gateway is, opens the websocket, identifies, and receives
 ``READY``. Tests then dispatch ``INTERACTION_CREATE`` events (a slash command, a button
 press) and read what the bot sent back over REST: every request is kept, with its headers
-and JSON body, and grouped by the interaction it answers.
+and JSON body, and grouped by the interaction it answers. ``close_session`` ends the session
+with a close code, as Discord does when it revokes the token.
 
 The fake runs in a thread with its own event loop, so a bot in another thread, a ``serve``
 subprocess and a benchmark can all use it. Its methods are safe to call from any thread and
@@ -37,6 +38,15 @@ CHANNEL_ID = 1300000000000000003
 TOKEN = base64.b64encode(str(BOT_ID).encode()).decode().rstrip("=") + ".GfAkE0.fake-token-secret"
 
 EPHEMERAL = 1 << 6
+# The reasons Discord's gateway gives with the close codes that end a session for good.
+CLOSE_REASONS = {
+    4004: "Authentication failed.",
+    4010: "Invalid shard.",
+    4011: "Sharding required.",
+    4012: "Invalid API version.",
+    4013: "Invalid intent(s).",
+    4014: "Disallowed intent(s).",
+}
 _MESSAGE_RESPONSES = {4, 7}  # CHANNEL_MESSAGE_WITH_SOURCE, UPDATE_MESSAGE
 
 
@@ -204,6 +214,22 @@ class FakeDiscord:
     def _dispatch(self, event: str, data: dict[str, Any]) -> None:
         payload = {"op": 0, "t": event, "s": next(self._seq), "d": data}
         asyncio.run_coroutine_threadsafe(self._send(payload), self._loop).result(5)
+
+    def close_session(self, code: int, reason: str = "") -> None:
+        """End the session with a websocket close frame carrying ``code``, as Discord does.
+
+        Discord closes with 4004 when the token is reset or revoked and with 4013 or 4014 for
+        intents it will not grant; for those a client must not reconnect. ``reason`` defaults
+        to the one Discord sends with the code.
+        """
+        message = (reason or CLOSE_REASONS.get(code, "")).encode()
+        asyncio.run_coroutine_threadsafe(self._close(code, message), self._loop).result(5)
+
+    async def _close(self, code: int, message: bytes) -> None:
+        ws = self._ws
+        if ws is None or ws.closed:
+            raise RuntimeError("the bot is not connected to the fake gateway")
+        await ws.close(code=code, message=message)
 
     # -- dispatching interactions ----------------------------------------------------------
 
