@@ -29,7 +29,7 @@ from bot.config import Config, check_serve
 from bot.discord_format.answers import error_reply
 from bot.engine import Engine
 from bot.errors import DiscordError, PhpbotscoutError
-from bot.event_loop import loop_name
+from bot.event_loop import loop_name, reported_elsewhere
 from bot.forge.origin import redact_urls
 from bot.ratelimit import RateLimiter
 from bot.refresher import Refresher
@@ -261,6 +261,7 @@ async def serve(config: Config) -> int:
     finally:
         stopping.cancel()
     dropped = gateway.done()
+    failure = gateway.exception() if dropped and not gateway.cancelled() else None
     if not dropped:
         log.info("signal received")
 
@@ -271,14 +272,17 @@ async def serve(config: Config) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cuts the answers' grace short
         loop.add_signal_handler(sig, hurry)
     try:
-        await service.stop()
+        # Closing the bot closes the shard Discord dropped, and hikari hands the shard's
+        # failure to the loop once more, which would log it with a traceback as if serve had
+        # crashed; the line raised below says what happened and what to do instead.
+        with reported_elsewhere(failure):
+            await service.stop()
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
     if not gateway.done():
         gateway.cancel()
     if dropped:
-        failure = None if gateway.cancelled() else gateway.exception()
         raise DiscordError(dropped_message(getattr(failure, "code", None), str(failure or "")))
     log.info("stopped cleanly")
     return 0

@@ -55,3 +55,13 @@ Feature: Running the bot
     When I run `python -m bot.cli index status`
     Then the exit code is 2
     And the error says "PHPBOTSCOUT_WEBHOOK_SECRET"
+
+  Scenario: a token revoked while serve runs ends it with one line saying to replace it
+    Given the index has been built
+    And Discord answers at a fake address
+    And a Discord bot token is set
+    When `python -m bot.cli serve` runs until Discord ends its session with close code 4004
+    Then the exit code is 1
+    And the error says "no longer accepts the bot's token (4004)"
+    And the error says "put the new one in DISCORD_TOKEN"
+    And the error holds no traceback

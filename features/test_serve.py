@@ -1,11 +1,22 @@
 import os
+import shlex
+from collections.abc import Iterator
 
-from pytest_bdd import given, parsers, scenarios
+import pytest
+from pytest_bdd import given, parsers, scenarios, then, when
 
 from features.conftest import World
-from tests.fakes.discord import TOKEN
+from tests.discord_bot import connected
+from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
+from tests.pipes import exited, start_cli
 
 scenarios("serve.feature")
+
+
+@pytest.fixture
+def fake_discord() -> Iterator[FakeDiscord]:
+    with FakeDiscord() as fake:
+        yield fake
 
 
 @given(parsers.parse('the configuration listens for the push webhook on "{listen}"'))
@@ -29,3 +40,30 @@ def token_set(monkeypatch) -> None:
 def webhook_secret_not_utf8(monkeypatch) -> None:
     # The byte 0xff reaches Python's environment as the lone surrogate \udcff.
     monkeypatch.setenv("PHPBOTSCOUT_WEBHOOK_SECRET", os.fsdecode(b"s3cr\xffet"))
+
+
+@given("Discord answers at a fake address")
+def discord_answers(world: World, fake_discord: FakeDiscord) -> None:
+    path = world.root / "phpbotscout.toml"
+    path.write_text(
+        path.read_text() + f'\n[discord]\napi_url = "{fake_discord.api_url}"\n'
+        f"guilds = [{GUILD_ID}]\n"
+        '\n[answer]\nprovider = "none"\n'
+    )
+
+
+@when(parsers.parse("{command} runs until Discord ends its session with close code {code:d}"))
+def serve_until_dropped(world: World, fake_discord: FakeDiscord, command: str, code: int) -> None:
+    argv = shlex.split(command.strip("`"))
+    assert argv[:3] == ["python", "-m", "bot.cli"], command
+    process = start_cli(argv[3:], cwd=world.root)
+    try:
+        fake_discord.until(lambda: connected(fake_discord), timeout=60)
+        fake_discord.close_session(code)
+    finally:
+        world.code, world.stderr = exited(process, "exit after Discord ended its session")
+
+
+@then("the error holds no traceback")
+def no_traceback(world: World) -> None:
+    assert "Traceback (most recent call last)" not in world.stderr, world.stderr

@@ -187,3 +187,38 @@ def test_a_webhook_secret_that_is_not_utf8_stops_serve_before_it_connects(
     assert "PHPBOTSCOUT_WEBHOOK_SECRET" in err and "UTF-8 text" in err
     assert "Traceback" not in err and "s3cr" not in err
     assert discord.calls == []
+
+
+@pytest.mark.parametrize(
+    ("close_code", "begins", "says"),
+    [
+        # The token was reset or revoked while serve ran: only a new one helps.
+        (
+            4004,
+            "Discord ended the connection because it no longer accepts the bot's token (4004)",
+            "put the new one in DISCORD_TOKEN",
+        ),
+        # Intents Discord will not grant: the bot's settings are where to look.
+        (
+            4014,
+            "the Discord connection ended unexpectedly (Server closed connection with code 4014",
+            "check Discord's status and the bot's settings",
+        ),
+    ],
+)
+def test_discord_ending_the_session_for_good_is_one_line_saying_what_to_do_not_a_traceback(
+    tmp_path, home, discord, fake_anthropic, close_code, begins, says
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    process = start_serve(config, fake_anthropic)
+    try:
+        discord.until(lambda: connected(discord), timeout=60)
+        discord.close_session(close_code)
+    finally:
+        code, err = exited(process, "exit after Discord ended its session")
+    assert code == 1, err
+    assert "Traceback (most recent call last)" not in err, err
+    last = err.splitlines()[-1]
+    assert last.startswith(f"error: {begins}") and says in last, err
+    assert "stopped cleanly" not in err
+    assert discord.identified == 1  # a session Discord ended for good is not tried again
