@@ -92,7 +92,12 @@ def named_sources(question: str, names: Iterable[str]) -> list[str]:
 
 
 def without_names(question: str, names: Iterable[str]) -> str:
-    """The question's words with every occurrence of the given names removed."""
+    """The question's words with every occurrence of the given names removed.
+
+    Only a name's words standing together are a name: a word of it alone ("gitlab" in
+    "go-gitlab: ... our own gitlab server") is usually the subject, and is kept. Dropping it
+    as well lost an answer on the benchmark (BENCHMARKS.md, "lone name words").
+    """
     words = _words(question)
     lowered = [w.lower() for w in words]
     keep = [True] * len(words)
