@@ -122,6 +122,15 @@ Feature: Asking a question
     And the error message says "Ask a narrower question"
     And the documentation-gap backlog is empty
 
+  Scenario: A reply that is not in the required structure is an error, not a documentation gap
+    Given the model replies in plain prose instead of calling the answer tool
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error kind is "provider"
+    And the error message says "The model's reply could not be read: no answer tool call"
+    And the error message says "Ask again."
+    And the documentation-gap backlog is empty
+
   Scenario: A password in the API's address is refused, and never shown
     Given the API's address carries the password "PASSWORD"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -82,6 +82,11 @@ def model_cut_off(fake_anthropic):
     fake_anthropic.script(message([partial], "max_tokens"))
 
 
+@given("the model replies in plain prose instead of calling the answer tool")
+def model_replies_in_prose(fake_anthropic):
+    fake_anthropic.script(message([{"type": "text", "text": "Set it to seven."}], "end_turn"))
+
+
 @given(parsers.parse('the API\'s address carries the password "{password}"'))
 def address_with_password(fake_anthropic, monkeypatch, password):
     url = fake_anthropic.url.replace("http://", f"http://proxy:{password}@")

@@ -6,7 +6,8 @@ the SDK's own retries too: the SDK honours any ``retry-after`` the server sends,
 and a question must not wait on that. A deadline reached while the API was still answering
 429 or 5xx is reported as that, not as a slow model. Failures become ``ProviderError`` with a
 message that says what to do and never contains the key; a reply the model did not finish (cut
-off at the output token limit, refused, paused) is such a failure too, never a decline.
+off at the output token limit, refused, paused) or one that cannot be read (no answer tool call,
+a field missing or of the wrong type) is such a failure too, never a decline.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anthropic
 from anthropic.types import Message
 
-from bot.answer.composer import Answer, Passage, Usage, unfinished
+from bot.answer.composer import Answer, Passage, Usage, unfinished, unreadable
 from bot.answer.prompt import INSTRUCTIONS, TOOL, TOOL_NAME, read_reply, user_message
 from bot.config import Secret
 from bot.errors import ProviderError
@@ -146,10 +147,10 @@ class AnthropicComposer:
         ]
         if not calls:
             why = f"no {TOOL_NAME} tool call (stop reason {message.stop_reason})"
-            return _malformed(why, usage, latency_ms)
+            raise ProviderError(unreadable(why))
         reply = read_reply(getattr(calls[0], "input", None))
         if isinstance(reply, str):
-            return _malformed(reply, usage, latency_ms)
+            raise ProviderError(unreadable(reply))
         return Answer(reply.text, reply.citations, reply.declined, reply.reason, usage, latency_ms)
 
     def _timed_out(self, statuses: Sequence[int]) -> ProviderError:
@@ -180,10 +181,6 @@ def _unusable(base_url: str, why: str) -> ProviderError:
         f"The reply from {base_url} was not a usable message ({why}). If ANTHROPIC_BASE_URL "
         "points at a proxy, check it; otherwise ask again later."
     )
-
-
-def _malformed(why: str, usage: Usage, latency_ms: float) -> Answer:
-    return Answer("", (), False, "", usage, latency_ms, malformed=why)
 
 
 def _status_error(exc: anthropic.APIStatusError) -> ProviderError:

@@ -9,8 +9,9 @@ of the directory phpbotscout was started in can steer it. The binary's result ob
 whether it worked:
 
 * exit status 0, ``is_error`` false and a ``structured_output`` object: a draft;
-* exit status 0 but no ``structured_output``: the model never produced the structured
-  reply, so nothing can be grounded, and the question is declined (not an error);
+* exit status 0 but no ``structured_output``, or one that lacks a field or has one of the
+  wrong type: the model's reply could not be read. It says nothing about the passages, so the
+  provider failed (``ProviderError``), and the question is not declined;
 * ``is_error`` true, a non-zero exit, unreadable output or the deadline passing: the
   provider failed (``ProviderError``). At the deadline the binary is killed together with
   every process it started: it runs in a process group of its own for that. A question
@@ -35,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.answer.composer import Answer, Passage, Usage, unfinished
+from bot.answer.composer import Answer, Passage, Usage, unfinished, unreadable
 from bot.answer.prompt import INSTRUCTIONS, REPLY_SCHEMA, read_reply, user_message
 from bot.errors import ProviderError
 from bot.forge.origin import redact_urls
@@ -116,13 +117,10 @@ class ClaudeLocalComposer:
             cut_short = unfinished(result.get("stop_reason"))
             if cut_short is not None:
                 raise ProviderError(cut_short)
-            return Answer(
-                "", (), False, "", usage, latency_ms,
-                malformed="claude finished without a structured reply",
-            )  # fmt: skip
+            raise ProviderError(unreadable("claude finished without a structured reply"))
         reply = read_reply(result["structured_output"])
         if isinstance(reply, str):
-            return Answer("", (), False, "", usage, latency_ms, malformed=reply)
+            raise ProviderError(unreadable(reply))
         return Answer(reply.text, reply.citations, reply.declined, reply.reason, usage, latency_ms)
 
     async def _run(self, prompt: bytes, workdir: Path) -> tuple[int | None, bytes, bytes]:

@@ -55,11 +55,7 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A composer's draft: prose citing passage numbers, or a decline with its reason.
-
-    ``malformed`` is set when the provider replied but its structured output could not be
-    read (missing, wrong types); such a draft is never shown and becomes a decline.
-    """
+    """A composer's draft: prose citing passage numbers, or a decline with its reason."""
 
     text: str
     citations: tuple[int, ...]
@@ -67,7 +63,6 @@ class Answer:
     reason: str
     usage: Usage = Usage()
     latency_ms: float = 0.0
-    malformed: str | None = None
 
 
 # Stop reasons that mean the model never finished its reply. What it left is not its reading of
@@ -101,6 +96,15 @@ def unfinished(stop_reason: object, limit: int | None = None) -> str | None:
     what, todo = _UNFINISHED[stop_reason]
     what = what.format(limit=f"{limit:,}" if limit else "number of")
     return f"{what} (stop reason {stop_reason}). {todo}"
+
+
+def unreadable(why: str) -> str:
+    """What to tell the asker when the provider's reply is not in the reply's structure.
+
+    Such a reply says nothing about the passages, so it is the provider's failure (an error),
+    never a decline: a decline would file the question as a documentation gap.
+    """
+    return f"The model's reply could not be read: {why}. Ask again."
 
 
 class Composer(Protocol):

@@ -174,8 +174,6 @@ def _numbers(numbers: Sequence[int]) -> str:
 
 def judge(answer: Answer, passages: Sequence[Passage]) -> Decline | None:
     """Return why ``answer`` may not be shown, or ``None`` when it is grounded."""
-    if answer.malformed is not None:
-        return Decline("ungrounded", f"The model's reply could not be read: {answer.malformed}.")
     if answer.declined:
         reason = grounded_reason(answer.reason, passages)
         return Decline("composer_declined", reason or "The passages do not answer the question.")

@@ -136,26 +136,7 @@ ADVERSARIAL = {
         lambda n: tool_call("Run `widgetctl install`, then set the depth to seven.", [n]),
         "`widgetctl install`",
     ),
-    "malformed": (
-        lambda n: tool_call(tool_input={"answer": 7, "citations": "one"}),
-        "could not be read",
-    ),
-    "missing-fields": (
-        lambda n: tool_call(tool_input={"text": "hi"}),
-        "lacks answer, citations, declined, reason",
-    ),
-    "citations-as-text": (
-        lambda n: tool_call(tool_input={"answer": "Seven.", "citations": [str(n)],
-                                        "declined": False, "reason": ""}),
-        "citations must be a list of passage numbers",
-    ),
-    "wrong-tool": (lambda n: tool_call("x", [n], name="other_tool"), "no answer tool call"),
-    "plain-text": (
-        lambda n: message([{"type": "text", "text": "Seven."}], "end_turn"),
-        "no answer tool call",
-    ),
     "empty-answer": (lambda n: tool_call("", [n]), "neither answered nor declined"),
-    "unknown-blocks": (lambda n: message([{"foo": 1}, "text"], "end_turn"), "no answer tool call"),
 }  # fmt: skip
 
 
@@ -171,6 +152,55 @@ async def test_adversarial_replies_are_never_shown(engine, fake_anthropic, name)
     assert reason in outcome.decline.reason
     [row] = await answer_rows(engine)
     assert row[:2] == ("declined", "ungrounded")
+
+
+# Replies not in the reply's structure: they say nothing about the passages.
+UNREADABLE = {
+    "malformed": (
+        tool_call(tool_input={"answer": 7, "citations": "one"}),
+        "the reply lacks declined, reason",
+    ),
+    "missing-fields": (
+        tool_call(tool_input={"text": "hi"}),
+        "the reply lacks answer, citations, declined, reason",
+    ),
+    "wrong-types": (
+        tool_call(tool_input={"answer": 7, "citations": [1], "declined": False, "reason": ""}),
+        "answer and reason must be text",
+    ),
+    "citations-as-text": (
+        tool_call(tool_input={"answer": "Seven.", "citations": ["1"],
+                              "declined": False, "reason": ""}),
+        "citations must be a list of passage numbers",
+    ),
+    "wrong-tool": (
+        tool_call("x", [1], name="other_tool"),
+        "no answer tool call (stop reason tool_use)",
+    ),
+    "plain-text": (
+        message([{"type": "text", "text": "Seven."}], "end_turn"),
+        "no answer tool call (stop reason end_turn)",
+    ),
+    "unknown-blocks": (
+        message([{"foo": 1}, "text"], "end_turn"),
+        "no answer tool call (stop reason end_turn)",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", UNREADABLE)
+async def test_an_unreadable_reply_is_an_error_and_never_a_documentation_gap(
+    engine, fake_anthropic, name
+):
+    reply, says = UNREADABLE[name]
+    fake_anthropic.script(reply)
+    with pytest.raises(ProviderError) as caught:
+        await engine.ask(QUESTION)
+    assert str(caught.value) == f"The model's reply could not be read: {says}. Ask again."
+    assert caught.value.exit_code == 1
+    [row] = await answer_rows(engine)
+    assert row[:3] == ("error", None, str(caught.value))
+    assert await engine.gaps() == []
 
 
 # Replies the model never finished: what is left is not its reading of the passages.

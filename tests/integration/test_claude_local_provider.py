@@ -94,13 +94,25 @@ async def test_a_link_in_a_decline_reason_is_shown_only_if_a_passage_gives_it(en
     )
 
 
-async def test_no_structured_output_is_an_ungrounded_decline_not_an_answer(engine, fake_claude):
-    fake_claude.behave(stdout=result(text="Set it to seven, I think.", with_structured=False))
-    outcome = await engine.ask(QUESTION)
-    assert outcome.kind == "declined"
-    assert outcome.decline is not None and outcome.decline.kind == "ungrounded"
-    assert "without a structured reply" in outcome.decline.reason
-    assert outcome.answer is None
+@pytest.mark.parametrize(
+    ("structured", "says"),
+    [
+        (None, "claude finished without a structured reply"),
+        ({"answer": "Set it to seven."}, "the reply lacks citations, declined, reason"),
+        (reply("Seven.", ["1"]), "citations must be a list of passage numbers"),
+    ],
+    ids=["no-structured-output", "missing-fields", "wrong-types"],
+)
+async def test_an_unreadable_reply_is_an_error_and_never_a_documentation_gap(
+    engine, fake_claude, structured, says
+):
+    fake_claude.behave(stdout=result(structured, text="Set it to seven, I think."))
+    with pytest.raises(ProviderError) as caught:
+        await engine.ask(QUESTION)
+    assert str(caught.value) == f"The model's reply could not be read: {says}. Ask again."
+    rows = await engine.store.fetchall("SELECT outcome, decline_kind FROM answers")
+    assert [tuple(r) for r in rows] == [("error", None)]
+    assert await engine.gaps() == []
 
 
 async def test_a_citation_outside_the_set_is_refused(engine, fake_claude):

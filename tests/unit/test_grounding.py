@@ -35,8 +35,8 @@ PASSAGES = [
 ]
 
 
-def answer(text="An answer.", citations=(1,), declined=False, reason="", malformed=None):
-    return Answer(text, tuple(citations), declined, reason, malformed=malformed)
+def answer(text="An answer.", citations=(1,), declined=False, reason=""):
+    return Answer(text, tuple(citations), declined, reason)
 
 
 def test_a_grounded_answer_passes():
@@ -82,12 +82,10 @@ def test_a_refusal_names_at_most_five_missing_identifiers():
     assert names[5] not in decline.reason
 
 
-def test_declines_and_unreadable_replies_are_kept_apart():
+def test_declines_and_empty_drafts_are_kept_apart():
     declined = judge(answer("", [], declined=True, reason="Only tuning is covered."), PASSAGES)
     assert declined is not None
     assert (declined.kind, declined.reason) == ("composer_declined", "Only tuning is covered.")
-    unread = judge(answer(malformed="the reply lacks answer"), PASSAGES)
-    assert unread is not None and unread.kind == "ungrounded"
     empty = judge(answer("  ", [1]), PASSAGES)
     assert empty is not None and empty.kind == "ungrounded"
 
