@@ -5,7 +5,8 @@ The real ``hikari.GatewayBot`` connects to it exactly as it would to Discord: it
 ``READY``. Tests then dispatch ``INTERACTION_CREATE`` events (a slash command, a button
 press) and read what the bot sent back over REST: every request is kept, with its headers
 and JSON body, and grouped by the interaction it answers. ``close_session`` ends the session
-with a close code, as Discord does when it revokes the token.
+with a close code, as Discord does when it revokes the token; ``refuse_identify`` answers the
+next IDENTIFY with one instead of ``READY``, as Discord does for a token or intents it refuses.
 
 The fake runs in a thread with its own event loop, so a bot in another thread, a ``serve``
 subprocess and a benchmark can all use it. Its methods are safe to call from any thread and
@@ -124,6 +125,7 @@ class FakeDiscord:
         self.identified = 0
         self.gateway_frames: list[dict[str, Any]] = []
         self.fail_next: dict[str, int] = {}  # "METHOD path-prefix" -> status, once
+        self.refuse_identify: int | None = None  # close code for the next IDENTIFY, once
         self._interactions: dict[str, Interaction] = {}  # by token
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
@@ -168,6 +170,7 @@ class FakeDiscord:
             self.calls.clear()
             self._interactions.clear()
             self.fail_next.clear()
+            self.refuse_identify = None
 
     # -- the gateway -------------------------------------------------------------------------
 
@@ -186,6 +189,11 @@ class FakeDiscord:
             if frame["op"] == 1:  # heartbeat
                 await self._send({"op": 11, "d": None, "s": None, "t": None})
             elif frame["op"] == 2:  # identify
+                with self._lock:
+                    refusal, self.refuse_identify = self.refuse_identify, None
+                if refusal is not None:
+                    await ws.close(code=refusal, message=CLOSE_REASONS.get(refusal, "").encode())
+                    break
                 await self._send({"op": 0, "t": "READY", "s": 1, "d": self._ready(request)})
                 with self._lock:
                     self.identified += 1
