@@ -31,6 +31,7 @@ from bot.engine import Engine
 from bot.errors import DiscordError, PhpbotscoutError
 from bot.event_loop import loop_name, reported_elsewhere
 from bot.forge.origin import redact_urls
+from bot.gateway_close import dropped_message, refused_message, token_refused
 from bot.ratelimit import RateLimiter
 from bot.refresher import Refresher
 from bot.webhook import PushWebhook
@@ -110,10 +111,12 @@ class DiscordApp:
             await self.bot.start(check_for_updates=False)
         except hikari.UnauthorizedError:
             await self._close_quietly()
-            raise DiscordError(
-                "Discord refused the bot's token (401). Reset the token on the Bot page of "
-                "the developer portal and put the new one in DISCORD_TOKEN."
-            ) from None
+            raise DiscordError(token_refused(401)) from None
+        except hikari.GatewayServerClosedConnectionError as exc:
+            # Discord refused the session at IDENTIFY; the network reached it, so the general
+            # advice below would point at the wrong thing.
+            await self._close_quietly()
+            raise DiscordError(refused_message(exc.code, exc.reason)) from None
         except (hikari.HikariError, aiohttp.ClientError, OSError) as exc:
             await self._close_quietly()
             # The address, and hikari's own message, may name a URL with a password in it.
@@ -286,18 +289,3 @@ async def serve(config: Config) -> int:
         raise DiscordError(dropped_message(getattr(failure, "code", None), str(failure or "")))
     log.info("stopped cleanly")
     return 0
-
-
-def dropped_message(close_code: int | None, failure: str) -> str:
-    """What to tell the operator when Discord ended the connection for good."""
-    if close_code == hikari.ShardCloseCode.AUTHENTICATION_FAILED:
-        # The token worked at start-up, so it was reset or revoked while serve ran.
-        return (
-            "Discord ended the connection because it no longer accepts the bot's token (4004). "
-            "Reset the token on the Bot page of the developer portal, put the new one in "
-            "DISCORD_TOKEN, and start serve again."
-        )
-    return (
-        f"the Discord connection ended unexpectedly ({failure or 'closed'}); start serve again, "
-        "and if it keeps happening check Discord's status and the bot's settings"
-    )

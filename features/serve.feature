@@ -65,3 +65,37 @@ Feature: Running the bot
     And the error says "no longer accepts the bot's token (4004)"
     And the error says "put the new one in DISCORD_TOKEN"
     And the error holds no traceback
+
+  Scenario: intents Discord refuses while serve runs end it with one line saying what to change
+    Given the index has been built
+    And Discord answers at a fake address
+    And a Discord bot token is set
+    When `python -m bot.cli serve` runs until Discord ends its session with close code 4014
+    Then the exit code is 1
+    And the error says "close code 4014 (disallowed intents)"
+    And the error says "without that change is refused the same way"
+    And the error does not say "start serve again"
+    And the error holds no traceback
+
+  Scenario: a token Discord refuses as serve starts stops it with one line saying to replace it
+    Given the index has been built
+    And Discord answers at a fake address
+    And a Discord bot token is set
+    When `python -m bot.cli serve` runs and Discord refuses its session with close code 4004
+    Then the exit code is 1
+    And the error says "Discord refused the bot's token (4004)"
+    And the error says "put the new one in DISCORD_TOKEN"
+    And the error does not say "Check the network"
+    And the error holds no traceback
+
+  Scenario: intents Discord refuses as serve starts are not blamed on the network
+    Given the index has been built
+    And Discord answers at a fake address
+    And a Discord bot token is set
+    When `python -m bot.cli serve` runs and Discord refuses its session with close code 4014
+    Then the exit code is 1
+    And the error says "close code 4014 (disallowed intents)"
+    And the error says "the application's settings"
+    And the error says "without that change is refused the same way"
+    And the error does not say "Check the network"
+    And the error holds no traceback

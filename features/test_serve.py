@@ -54,14 +54,26 @@ def discord_answers(world: World, fake_discord: FakeDiscord) -> None:
 
 @when(parsers.parse("{command} runs until Discord ends its session with close code {code:d}"))
 def serve_until_dropped(world: World, fake_discord: FakeDiscord, command: str, code: int) -> None:
-    argv = shlex.split(command.strip("`"))
-    assert argv[:3] == ["python", "-m", "bot.cli"], command
-    process = start_cli(argv[3:], cwd=world.root)
+    process = start_cli(cli_args(command), cwd=world.root)
     try:
         fake_discord.until(lambda: connected(fake_discord), timeout=60)
         fake_discord.close_session(code)
     finally:
         world.code, world.stderr = exited(process, "exit after Discord ended its session")
+
+
+@when(parsers.parse("{command} runs and Discord refuses its session with close code {code:d}"))
+def serve_refused(world: World, fake_discord: FakeDiscord, command: str, code: int) -> None:
+    fake_discord.refuse_identify = code
+    process = start_cli(cli_args(command), cwd=world.root)
+    world.code, world.stderr = exited(process, "exit after Discord refused its session", 60)
+
+
+def cli_args(command: str) -> list[str]:
+    """The arguments after ``python -m bot.cli`` in a step's quoted command."""
+    argv = shlex.split(command.strip("`"))
+    assert argv[:3] == ["python", "-m", "bot.cli"], command
+    return argv[3:]
 
 
 @then("the error holds no traceback")

@@ -198,11 +198,13 @@ def test_a_webhook_secret_that_is_not_utf8_stops_serve_before_it_connects(
             "Discord ended the connection because it no longer accepts the bot's token (4004)",
             "put the new one in DISCORD_TOKEN",
         ),
-        # Intents Discord will not grant: the bot's settings are where to look.
+        # Intents Discord will not grant: it refuses them again on every try, so the message
+        # points at the application rather than at starting serve again.
         (
             4014,
-            "the Discord connection ended unexpectedly (Server closed connection with code 4014",
-            "check Discord's status and the bot's settings",
+            "Discord ended the bot's gateway session for good with close code 4014 "
+            "(disallowed intents)",
+            "the cause is in the application's settings",
         ),
     ],
 )
@@ -222,3 +224,37 @@ def test_discord_ending_the_session_for_good_is_one_line_saying_what_to_do_not_a
     assert last.startswith(f"error: {begins}") and says in last, err
     assert "stopped cleanly" not in err
     assert discord.identified == 1  # a session Discord ended for good is not tried again
+
+
+@pytest.mark.parametrize(
+    ("close_code", "begins", "says"),
+    [
+        # A token Discord does not accept at IDENTIFY: only a valid one helps.
+        (4004, "Discord refused the bot's token (4004)", "put the new one in DISCORD_TOKEN"),
+        # Intents: serve asks for none, and Discord refuses them again on every try.
+        (
+            4013,
+            "Discord refused the bot's gateway session with close code 4013 (invalid intents)",
+            "without that change is refused the same way",
+        ),
+        (
+            4014,
+            "Discord refused the bot's gateway session with close code 4014 (disallowed intents)",
+            "the cause is in the application's settings",
+        ),
+    ],
+)
+def test_discord_refusing_the_session_at_start_up_says_what_it_refused_not_to_check_the_network(
+    tmp_path, home, discord, fake_anthropic, close_code, begins, says
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    discord.refuse_identify = close_code
+    process = start_serve(config, fake_anthropic)
+    code, err = exited(process, "exit after Discord refused its session", timeout=60)
+    assert code == 1, err
+    assert "Traceback (most recent call last)" not in err, err
+    last = err.splitlines()[-1]
+    assert last.startswith(f"error: {begins}") and says in last, err
+    assert "Check the network" not in err, err
+    identifies = [f for f in discord.gateway_frames if f["op"] == 2]
+    assert len(identifies) == 1 and discord.identified == 0  # refused once, not tried again

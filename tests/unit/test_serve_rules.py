@@ -4,9 +4,9 @@ import pytest
 
 from bot import config
 from bot.answer.bounded import queue_wait
-from bot.app import dropped_message
 from bot.config import RateLimit
 from bot.errors import ConfigError
+from bot.gateway_close import dropped_message, refused_message, token_refused
 from bot.ratelimit import RateLimiter, whole_seconds
 from tests.fakes.discord import TOKEN
 
@@ -123,6 +123,23 @@ def test_a_token_revoked_while_serving_says_to_reset_it():
     # 4004: Discord's close code for a token it no longer accepts.
     message = dropped_message(4004, "Server closed connection with code 4004 ()")
     assert "no longer accepts the bot's token" in message and "DISCORD_TOKEN" in message
-    other = dropped_message(4010, "Server closed connection with code 4010 ()")
+    other = dropped_message(4005, "Server closed connection with code 4005 ()")
     assert "ended unexpectedly (Server closed" in other and "start serve again" in other
     assert "ended unexpectedly (closed)" in dropped_message(None, "")
+
+
+@pytest.mark.parametrize("code", [4010, 4011, 4012, 4013, 4014])
+def test_a_session_discord_refuses_for_good_says_what_to_change_not_to_just_restart(code):
+    # Discord sends these codes again on every try until something changes.
+    for message in (refused_message(code, "ignored"), dropped_message(code, "ignored")):
+        assert f"close code {code} (" in message and "ignored" not in message
+        assert "without that change is refused the same way" in message
+        assert "start serve again" not in message
+
+
+def test_a_token_refused_at_start_up_says_to_put_a_new_one_in_place():
+    assert refused_message(4004, "Authentication failed.") == token_refused(4004)
+    assert "refused the bot's token (4004)" in token_refused(4004)
+    assert "put the new one in DISCORD_TOKEN" in token_refused(4004)
+    other = refused_message(4001, "Unknown opcode.")
+    assert "close code 4001 (Unknown opcode.)" in other and "discord.api_url" in other
