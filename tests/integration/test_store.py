@@ -104,6 +104,16 @@ def _add_source(name: str):
     return work
 
 
+async def _insert_source(store: Store, name: str) -> None:
+    """The same row as ``_add_source``, written statement by statement."""
+    async with store.write() as conn:
+        await conn.execute(
+            "INSERT INTO sources (name, origin, location, verdict, clause) "
+            "VALUES (?, 'local', '/x', 'admitted', 'local')",
+            (name,),
+        )
+
+
 async def test_a_transaction_in_one_trip_commits_and_returns_what_the_work_returned(tmp_path):
     async with await Store.open(tmp_path / "i.sqlite") as store:
         rowid = await store.transact(_add_source("a"))
@@ -126,17 +136,9 @@ async def test_a_transaction_in_one_trip_that_fails_leaves_nothing_behind(tmp_pa
 
 
 async def test_both_ways_of_writing_take_turns_without_busy_errors(tmp_path):
-    async def statement_by_statement(name: str) -> None:
-        async with store.write() as conn:
-            await conn.execute(
-                "INSERT INTO sources (name, origin, location, verdict, clause) "
-                "VALUES (?, 'local', '/x', 'admitted', 'local')",
-                (name,),
-            )
-
     async with await Store.open(tmp_path / "i.sqlite") as store:
         writes = [store.transact(_add_source(f"t{n}")) for n in range(20)]
-        writes += [statement_by_statement(f"w{n}") for n in range(20)]
+        writes += [_insert_source(store, f"w{n}") for n in range(20)]
         await asyncio.gather(*writes)
         assert (await store.fetchone("SELECT count(*) FROM sources"))[0] == 40
 
@@ -257,15 +259,6 @@ async def test_every_sqlite_failure_reaches_callers_as_a_store_error(tmp_path):
         with pytest.raises(StoreError, match="could not be used"):
             async with store.write() as conn:
                 await conn.execute("SELECT ?", ())
-
-
-async def _insert_source(store: Store, name: str) -> None:
-    async with store.write() as conn:
-        await conn.execute(
-            "INSERT INTO sources (name, origin, location, verdict, clause) "
-            "VALUES (?, 'local', '/a', 'admitted', 'local')",
-            (name,),
-        )
 
 
 @pytest.mark.parametrize("how", ["deleted", "replaced"])

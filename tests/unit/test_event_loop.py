@@ -70,7 +70,7 @@ def test_a_failure_reported_elsewhere_is_not_logged_again_and_others_keep_their_
     assert logged == [other, reported]
 
 
-def test_without_a_failure_every_exception_reaches_the_handler_it_had(caplog):
+def test_without_a_failure_every_exception_reaches_the_handler_it_had():
     seen: list[BaseException] = []
 
     async def main() -> None:
