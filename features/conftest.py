@@ -88,34 +88,40 @@ def index_built(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
 
 
-@when(parsers.parse("I run {command}"))
-def run(world: World, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+def cli_arguments(command: str) -> list[str]:
+    """What follows ``python -m bot.cli`` in a command a scenario writes in backticks."""
     argv = shlex.split(command.strip("`"))
     assert argv[:3] == ["python", "-m", "bot.cli"], command
-    world.code = main(argv[3:])
+    return argv[3:]
+
+
+@when(parsers.parse("I run {command}"))
+def run(world: World, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    world.code = main(cli_arguments(command))
     captured = capsys.readouterr()
     world.stdout, world.stderr = captured.out, captured.err
 
 
 @when(parsers.parse("I run {command} as a process of its own"))
 def run_process(world: World, command: str) -> None:
-    argv = shlex.split(command.strip("`"))
-    assert argv[:3] == ["python", "-m", "bot.cli"], command
-    done = run_cli(argv[3:], cwd=world.root)
+    done = run_cli(cli_arguments(command), cwd=world.root)
     world.code, world.stdout, world.stderr = done.returncode, done.stdout, done.stderr
 
 
 @when(parsers.parse("I pipe {command} into a reader that has gone"))
 def pipe_to_gone_reader(world: World, command: str) -> None:
-    argv = shlex.split(command.strip("`"))
-    assert argv[:3] == ["python", "-m", "bot.cli"], command
-    done = run_with_reader_gone(argv[3:], cwd=world.root)
+    done = run_with_reader_gone(cli_arguments(command), cwd=world.root)
     world.code, world.stdout, world.stderr = done.returncode, "", done.stderr
 
 
 @then("nothing is said on standard error")
 def stderr_empty(world: World) -> None:
     assert world.stderr == "", world.stderr
+
+
+@then(parsers.parse('the log says "{text}"'))
+def log_says(caplog: pytest.LogCaptureFixture, text: str) -> None:
+    assert text in caplog.text, caplog.text
 
 
 @then(parsers.parse("the exit code is {code:d}"))

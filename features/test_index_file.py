@@ -52,8 +52,3 @@ def ask(discord: FakeDiscord, replies: list[Reply], question: str) -> None:
 def private_reply(replies: list[Reply], text: str) -> None:
     assert text in replies[-1].content
     assert replies[-1].flags & EPHEMERAL
-
-
-@then(parsers.parse('the log says "{text}"'))
-def logged(caplog: pytest.LogCaptureFixture, text: str) -> None:
-    assert text in caplog.text

@@ -297,11 +297,6 @@ def release_pages(forge: FakeGitLab, count: int) -> None:
     assert len(pages) == count, pages
 
 
-@then(parsers.parse('the log says "{text}"'))
-def log_says(caplog: pytest.LogCaptureFixture, text: str) -> None:
-    assert text in caplog.text, caplog.text
-
-
 @then(parsers.parse('status of "{name}" names its default branch "{branch}"'))
 def status_branch(world: World, name: str, branch: str) -> None:
     rows = {row["source"]: row for row in world.json()["sources"]}
