@@ -113,8 +113,8 @@ class Engine:
     ) -> Engine:
         """Open (and migrate) the configured index.
 
-        ``needs_model`` is false for an engine that will neither refresh nor retrieve: in
-        hybrid mode it then loads no embedding model, and retrieves by words alone.
+        ``needs_model`` is false for an engine that will neither refresh nor retrieve (one
+        that reads the index's records): in hybrid mode it then loads no embedding model.
 
         Raises:
             ConfigError: hybrid retrieval is configured, ``needs_model`` is true, and no

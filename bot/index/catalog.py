@@ -99,7 +99,7 @@ _SERVED_CHUNKS_SQL = (
 
 
 async def chunk_count(store: Store) -> int:
-    """How many retrievable chunks the index holds from admitted sources."""
+    """How many retrievable chunks the index holds: from admitted and unresolved sources."""
     row = await store.fetchone(_SERVED_CHUNKS_SQL)
     return int(row[0]) if row else 0
 

