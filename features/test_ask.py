@@ -67,7 +67,9 @@ def api_refuses(fake_anthropic, said):
 @given(parsers.parse('answer.timeout is "{timeout}"'))
 def answer_timeout(world, timeout):
     path = world.root / "phpbotscout.toml"
-    path.write_text(path.read_text().replace('timeout = "5s"', f'timeout = "{timeout}"'))
+    text = path.read_text()
+    assert 'timeout = "5s"' in text, "the scenario's configuration sets no answer.timeout"
+    path.write_text(text.replace('timeout = "5s"', f'timeout = "{timeout}"'))
 
 
 @given(parsers.parse("the API rate-limits the key and asks to wait {seconds:d} seconds"))
