@@ -31,7 +31,12 @@ from bot.engine import Engine
 from bot.errors import DiscordError, PhpbotscoutError
 from bot.event_loop import loop_name, reported_elsewhere
 from bot.forge.origin import redact_urls
-from bot.gateway_close import dropped_message, refused_message, token_refused
+from bot.gateway_close import (
+    dropped_message,
+    no_sessions_left,
+    refused_message,
+    token_refused,
+)
 from bot.ratelimit import RateLimiter
 from bot.refresher import Refresher
 from bot.webhook import PushWebhook
@@ -117,6 +122,16 @@ class DiscordApp:
             # advice below would point at the wrong thing.
             await self._close_quietly()
             raise DiscordError(refused_message(exc.code, exc.reason)) from None
+        except RuntimeError as exc:
+            # hikari refuses to start more sessions than Discord's window has left, and fails
+            # when a shard closes while others start; both arrive as a plain RuntimeError.
+            await self._close_quietly()
+            if "more sessions than were allowed" in str(exc):
+                raise DiscordError(no_sessions_left()) from None
+            raise DiscordError(
+                f"Discord closed the connection while serve was starting ({exc}). Start serve "
+                "again; if it keeps happening, check Discord's status and discord.api_url."
+            ) from None
         except (hikari.HikariError, aiohttp.ClientError, OSError) as exc:
             await self._close_quietly()
             # The address, and hikari's own message, may name a URL with a password in it.

@@ -50,6 +50,16 @@ def token_refused(code: int) -> str:
     )
 
 
+def no_sessions_left() -> str:
+    """Discord's window of session starts is used up: starting again at once cannot help."""
+    return (
+        "Discord allows this bot no more gateway sessions for now: too many were started within "
+        "Discord's daily window, most often by a service restarting serve in a loop. Wait until "
+        "the window resets (the log line above says when) before starting serve again; starting "
+        "more sessions than allowed can get the bot's token reset."
+    )
+
+
 def refused_message(close_code: int | None, reason: str) -> str:
     """What to tell the operator when Discord closed the gateway as ``serve`` started."""
     if close_code == AUTHENTICATION_FAILED:

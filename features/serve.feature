@@ -99,3 +99,13 @@ Feature: Running the bot
     And the error says "without that change is refused the same way"
     And the error does not say "Check the network"
     And the error holds no traceback
+
+  Scenario: serve started too often for Discord's window says to wait, not to start again
+    Given the index has been built
+    And Discord answers at a fake address
+    And a Discord bot token is set
+    When `python -m bot.cli serve` runs when Discord allows no more session starts
+    Then the exit code is 1
+    And the error says "no more gateway sessions for now"
+    And the error says "Wait until the window resets"
+    And the error holds no traceback

@@ -1,11 +1,10 @@
 import os
-import shlex
 from collections.abc import Iterator
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from features.conftest import World
+from features.conftest import World, cli_arguments
 from tests.discord_bot import connected
 from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
 from tests.pipes import exited, start_cli
@@ -54,7 +53,7 @@ def discord_answers(world: World, fake_discord: FakeDiscord) -> None:
 
 @when(parsers.parse("{command} runs until Discord ends its session with close code {code:d}"))
 def serve_until_dropped(world: World, fake_discord: FakeDiscord, command: str, code: int) -> None:
-    process = start_cli(cli_args(command), cwd=world.root)
+    process = start_cli(cli_arguments(command), cwd=world.root)
     try:
         fake_discord.until(lambda: connected(fake_discord), timeout=60)
         fake_discord.close_session(code)
@@ -65,15 +64,15 @@ def serve_until_dropped(world: World, fake_discord: FakeDiscord, command: str, c
 @when(parsers.parse("{command} runs and Discord refuses its session with close code {code:d}"))
 def serve_refused(world: World, fake_discord: FakeDiscord, command: str, code: int) -> None:
     fake_discord.refuse_identify = code
-    process = start_cli(cli_args(command), cwd=world.root)
+    process = start_cli(cli_arguments(command), cwd=world.root)
     world.code, world.stderr = exited(process, "exit after Discord refused its session", 60)
 
 
-def cli_args(command: str) -> list[str]:
-    """The arguments after ``python -m bot.cli`` in a step's quoted command."""
-    argv = shlex.split(command.strip("`"))
-    assert argv[:3] == ["python", "-m", "bot.cli"], command
-    return argv[3:]
+@when(parsers.parse("{command} runs when Discord allows no more session starts"))
+def serve_without_sessions(world: World, fake_discord: FakeDiscord, command: str) -> None:
+    fake_discord.sessions_remaining = 0
+    process = start_cli(cli_arguments(command), cwd=world.root)
+    world.code, world.stderr = exited(process, "exit when no session starts were left", 60)
 
 
 @then("the error holds no traceback")

@@ -258,3 +258,18 @@ def test_discord_refusing_the_session_at_start_up_says_what_it_refused_not_to_ch
     assert "Check the network" not in err, err
     identifies = [f for f in discord.gateway_frames if f["op"] == 2]
     assert len(identifies) == 1 and discord.identified == 0  # refused once, not tried again
+
+
+def test_no_session_starts_left_says_to_wait_for_discords_window_not_a_traceback(
+    tmp_path, home, discord, fake_anthropic
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    discord.sessions_remaining = 0
+    process = start_serve(config, fake_anthropic)
+    code, err = exited(process, "exit when Discord allows no more sessions", timeout=60)
+    assert code == 1, err
+    assert "Traceback (most recent call last)" not in err, err
+    last = err.splitlines()[-1]
+    assert last.startswith("error: Discord allows this bot no more gateway sessions"), err
+    assert "Wait until the window resets" in last, err
+    assert not [f for f in discord.gateway_frames if f["op"] == 2]  # never tried to identify

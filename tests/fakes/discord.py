@@ -126,6 +126,7 @@ class FakeDiscord:
         self.gateway_frames: list[dict[str, Any]] = []
         self.fail_next: dict[str, int] = {}  # "METHOD path-prefix" -> status, once
         self.refuse_identify: int | None = None  # close code for the next IDENTIFY, once
+        self.sessions_remaining = 1000  # session starts Discord still allows in its window
         self._interactions: dict[str, Interaction] = {}  # by token
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
@@ -171,6 +172,7 @@ class FakeDiscord:
             self._interactions.clear()
             self.fail_next.clear()
             self.refuse_identify = None
+            self.sessions_remaining = 1000
 
     # -- the gateway -------------------------------------------------------------------------
 
@@ -389,7 +391,7 @@ class FakeDiscord:
                     "shards": 1,
                     "session_start_limit": {
                         "total": 1000,
-                        "remaining": 1000,
+                        "remaining": self.sessions_remaining,
                         "reset_after": 0,
                         "max_concurrency": 1,
                     },
