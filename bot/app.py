@@ -122,16 +122,6 @@ class DiscordApp:
             # advice below would point at the wrong thing.
             await self._close_quietly()
             raise DiscordError(refused_message(exc.code, exc.reason)) from None
-        except RuntimeError as exc:
-            # hikari refuses to start more sessions than Discord's window has left, and fails
-            # when a shard closes while others start; both arrive as a plain RuntimeError.
-            await self._close_quietly()
-            if "more sessions than were allowed" in str(exc):
-                raise DiscordError(no_sessions_left()) from None
-            raise DiscordError(
-                f"Discord closed the connection while serve was starting ({exc}). Start serve "
-                "again; if it keeps happening, check Discord's status and discord.api_url."
-            ) from None
         except (hikari.HikariError, aiohttp.ClientError, OSError) as exc:
             await self._close_quietly()
             # The address, and hikari's own message, may name a URL with a password in it.
@@ -139,6 +129,20 @@ class DiscordApp:
                 redact_urls(
                     f"Could not connect to Discord at {self.config.discord_api_url}: {exc}. "
                     "Check the network and discord.api_url."
+                )
+            ) from None
+        except RuntimeError as exc:
+            # hikari refuses to start more sessions than Discord's window has left, and fails
+            # when a shard closes while others start: both a plain RuntimeError. This clause
+            # comes after the one above because every hikari error is a RuntimeError too.
+            await self._close_quietly()
+            if "more sessions than were allowed" in str(exc):
+                raise DiscordError(no_sessions_left()) from None
+            raise DiscordError(
+                redact_urls(
+                    f"Discord closed the connection while serve was starting ({exc}). Start "
+                    "serve again; if it keeps happening, check Discord's status and "
+                    "discord.api_url."
                 )
             ) from None
         scope = (
