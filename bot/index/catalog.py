@@ -92,21 +92,26 @@ async def paths_of_kind(store: Store, name: str, kind: str) -> frozenset[str]:
     return frozenset(row[0] for row in rows)
 
 
-_SERVED_CHUNKS_SQL = (
-    "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
-    "JOIN sources s ON s.name = d.source WHERE s.verdict != 'rejected'"
+# Admitted sources are answered from, and so are unresolved ones: unresolved means a fact could
+# not be checked this run, not that the source stopped qualifying, so its last index stands.
+# Every query of what is answered from uses these, so no ranking can serve other chunks.
+SERVED = "s.verdict != 'rejected'"
+SERVED_SOURCES_SQL = "SELECT name FROM sources s WHERE " + SERVED  # noqa: S608 (constants only)
+SERVED_CHUNKS = (
+    "FROM chunks c JOIN documents d ON d.id = c.document_id "
+    "JOIN sources s ON s.name = d.source WHERE " + SERVED
 )
 
 
 async def chunk_count(store: Store) -> int:
     """How many retrievable chunks the index holds: from admitted and unresolved sources."""
-    row = await store.fetchone(_SERVED_CHUNKS_SQL)
+    row = await store.fetchone("SELECT count(*) " + SERVED_CHUNKS)
     return int(row[0]) if row else 0
 
 
 async def unembedded_count(store: Store) -> int:
     """How many retrievable chunks have no vector yet: hybrid mode finds them by words alone."""
-    row = await store.fetchone(f"{_SERVED_CHUNKS_SQL} AND c.vector IS NULL")
+    row = await store.fetchone("SELECT count(*) " + SERVED_CHUNKS + " AND c.vector IS NULL")
     return int(row[0]) if row else 0
 
 

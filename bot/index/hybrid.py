@@ -28,10 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from bot.index.catalog import SERVED_CHUNKS, SERVED_SOURCES_SQL
 from bot.index.embedder import Embedder
 from bot.index.fusion import fuse
 from bot.index.query import build_query
-from bot.index.retriever import PASSAGES, SERVED_SOURCES_SQL, FtsRetriever, Result
+from bot.index.retriever import PASSAGES, FtsRetriever, Result
 from bot.index.selection import NAMED_SLOTS, named_sources, select, without_names
 from bot.index.store import Store
 from bot.index.symbols import Declared, SymbolTable, pins
@@ -201,12 +202,10 @@ class HybridRetriever:
             return snap
 
     async def _load(self, generation: int) -> _Snapshot:
-        # Every source the lexical half answers from: admitted ones and unresolved ones, whose
-        # last index stands (``SERVED_SOURCES_SQL``), so the three rankings see the same chunks.
+        # The chunks the lexical half answers from (``SERVED_CHUNKS``), so the three rankings
+        # see the same ones.
         rows = await self._store.fetchall(
-            "SELECT c.id, d.source, c.symbol, d.path FROM chunks c "
-            "JOIN documents d ON d.id = c.document_id "
-            "JOIN sources s ON s.name = d.source WHERE s.verdict != 'rejected' AND c.symbol != ''"
+            "SELECT c.id, d.source, c.symbol, d.path " + SERVED_CHUNKS + " AND c.symbol != ''"
         )
         table = SymbolTable(Declared(r[0], r[1], r[2], r[3]) for r in rows)
         chunk_source = {r[0]: r[1] for r in rows}
@@ -216,9 +215,9 @@ class HybridRetriever:
         model = await self._store.fetchone("SELECT dimensions FROM embedding_model WHERE id = 1")
         if self._embedder is not None and model is not None:
             vectors = await self._store.fetchall(
-                "SELECT c.id, d.source, c.vector FROM chunks c "
-                "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.name = d.source "
-                "WHERE s.verdict != 'rejected' AND c.vector IS NOT NULL ORDER BY c.id"
+                "SELECT c.id, d.source, c.vector "
+                + SERVED_CHUNKS
+                + " AND c.vector IS NOT NULL ORDER BY c.id"
             )
             width = int(model[0])
             blobs = [r[2] for r in vectors if len(r[2]) == width * 4]

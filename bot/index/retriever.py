@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.corpus.urls import blob_url, local_url
+from bot.index.catalog import SERVED_CHUNKS, SERVED_SOURCES_SQL
 from bot.index.query import build_query, identifiers, query_terms
 from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
 from bot.index.store import Store
@@ -89,10 +90,6 @@ class Retriever(Protocol):
         ...
 
 
-# Admitted sources are answered from, and so are unresolved ones: unresolved means a fact could
-# not be checked this run, not that the source stopped qualifying, so its last index stands.
-SERVED_SOURCES_SQL = "SELECT name FROM sources WHERE verdict != 'rejected'"
-
 _RANK_SQL = """
 SELECT {table}.rowid, bm25({table}, {weights}) FROM {table} {source_join}
 WHERE {table} MATCH ? {source_filter} ORDER BY bm25({table}, {weights}) LIMIT ?
@@ -106,22 +103,17 @@ SELECT EXISTS (SELECT 1 FROM chunks_head_fts WHERE chunks_head_fts MATCH ?1)
     OR EXISTS (SELECT 1 FROM chunks_body_fts WHERE chunks_body_fts MATCH ?1)
 """
 
-_CANDIDATES_SQL = """
-SELECT c.id, c.document_id, d.source, c.symbol, c.weight, c.text_key
-FROM chunks c
-JOIN documents d ON d.id = c.document_id
-JOIN sources s ON s.name = d.source
-WHERE c.id IN ({ids}) AND s.verdict != 'rejected'
-"""
+_CANDIDATES_SQL = (
+    "SELECT c.id, c.document_id, d.source, c.symbol, c.weight, c.text_key "
+    + SERVED_CHUNKS
+    + " AND c.id IN ({ids})"
+)
 
-_ROWS_SQL = """
-SELECT c.id, c.document_id, d.source, d.path, d.kind, d.page_url, d.commit_sha, d.indexed_at,
-       s.web_url, c.heading, c.heading_path, c.anchor, c.symbol, c.start_line, c.end_line, c.body
-FROM chunks c
-JOIN documents d ON d.id = c.document_id
-JOIN sources s ON s.name = d.source
-WHERE c.id IN ({ids}) AND s.verdict != 'rejected'
-"""
+_ROWS_SQL = (
+    "SELECT c.id, c.document_id, d.source, d.path, d.kind, d.page_url, d.commit_sha, "
+    "d.indexed_at, s.web_url, c.heading, c.heading_path, c.anchor, c.symbol, c.start_line, "
+    "c.end_line, c.body " + SERVED_CHUNKS + " AND c.id IN ({ids})"
+)
 
 
 class FtsRetriever:
