@@ -41,12 +41,15 @@ def run_cli(
     )
 
 
-def start_cli(argv: Sequence[str], cwd: Path = ROOT) -> subprocess.Popen[str]:
-    """Start the CLI with ``argv`` and leave it running (``serve``); both streams are piped."""
+def start_cli(
+    argv: Sequence[str], cwd: Path = ROOT, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """Start the CLI with ``argv`` (and ``env`` over this process's environment) and leave it
+    running (``serve``); both streams are piped."""
     return subprocess.Popen(
         [sys.executable, "-m", "bot.cli", *argv],
         cwd=cwd,
-        env=checkout_env(),
+        env=checkout_env(env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

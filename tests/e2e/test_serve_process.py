@@ -6,7 +6,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -21,9 +20,7 @@ from tests.answering import make_estate
 from tests.discord_bot import build_index, connected, wait_for
 from tests.fakes.anthropic_server import KEY, FakeAnthropic, citing
 from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
-from tests.pipes import checkout_env, exited
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.pipes import exited, start_cli
 
 
 @pytest.fixture
@@ -46,22 +43,8 @@ def write_config(root: Path, discord: FakeDiscord, anthropic: FakeAnthropic) -> 
 
 
 def start_serve(config: Path, anthropic: FakeAnthropic, **env: str) -> subprocess.Popen[str]:
-    environ = checkout_env(
-        {
-            "DISCORD_TOKEN": TOKEN,
-            "ANTHROPIC_API_KEY": KEY,
-            "ANTHROPIC_BASE_URL": anthropic.url,
-            **env,
-        }
-    )
-    return subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "--config", str(config), "serve"],
-        cwd=ROOT,
-        env=environ,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    extra = {"DISCORD_TOKEN": TOKEN, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": anthropic.url}
+    return start_cli(["--config", str(config), "serve"], env=extra | env)
 
 
 def stop(process: subprocess.Popen[str], sig: int = signal.SIGTERM) -> tuple[int, str]:
