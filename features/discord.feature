@@ -22,6 +22,12 @@ Feature: Asking in Discord
     Then the reply says "The answer was too long to show whole"
     And the answer's code block is closed by the same 30 backticks
 
+  Scenario: A direction override in an answer is shown as an escape, not obeyed
+    Given the model answers "Set `frobnication.depth` to seven." with a right-to-left override before "seven", citing "Tuning the frobnicator"
+    When someone runs /ask "What frobnication depth should I set?"
+    Then the reply shows the answer "Set `frobnication.depth` to \u202eseven."
+    And no message the bot sent holds a direction control
+
   Scenario: /ask declines a question nothing matches, and records the gap
     When someone runs /ask "zyzzyva quux"
     Then the reply says "couldn't find anything"

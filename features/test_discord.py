@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -18,6 +20,8 @@ from tests.gitrepo import make_repo
 scenarios("discord.feature")
 
 PEOPLE = itertools.count(1500000000000000700)
+RIGHT_TO_LEFT_OVERRIDE = "\u202e"
+DIRECTION_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +100,16 @@ def model_answers_long_code(
     fake_anthropic: FakeAnthropic, size: int, ticks: int, heading: str
 ) -> None:
     fake_anthropic.script(citing("`" * ticks + "\n" + "x = 1\n" * (size // 6), heading))
+
+
+@given(
+    parsers.parse(
+        'the model answers "{answer}" with a right-to-left override before "{word}", '
+        'citing "{heading}"'
+    )
+)
+def model_answers_overridden(fake_anthropic: FakeAnthropic, answer: str, word: str, heading: str):
+    fake_anthropic.script(citing(answer.replace(word, RIGHT_TO_LEFT_OVERRIDE + word), heading))
 
 
 @given(parsers.parse('the model declines because "{reason}"'))
@@ -251,6 +265,12 @@ def has_buttons(chat: Chat, first: str, second: str) -> None:
 def pings_nobody(chat: Chat) -> None:
     sent = chat.discord.messages_sent()
     assert sent and all(m["allowed_mentions"] == {"parse": []} for m in sent)
+
+
+@then("no message the bot sent holds a direction control")
+def no_direction_control(chat: Chat) -> None:
+    sent = json.dumps(chat.discord.messages_sent(), ensure_ascii=False)
+    assert not DIRECTION_CONTROLS.search(sent), sent
 
 
 @then(parsers.parse('the reply says "{text}"'))

@@ -29,6 +29,7 @@ from bot.discord_format.message import (
     safe_url,
     shorten,
     shorten_markdown,
+    visible,
 )
 from bot.errors import (
     Busy,
@@ -81,7 +82,7 @@ def place_label(repo: str, path: str, heading: str, symbol: str) -> str:
     """``repo · path — heading`` (or the symbol), at most ``LABEL_LIMIT`` characters."""
     where = symbol or heading
     label = f"{repo} · {path}" + (f" — {where}" if where else "")
-    return shorten(label, LABEL_LIMIT)
+    return shorten(visible(label), LABEL_LIMIT)
 
 
 def citation_line(c: Citation) -> str:

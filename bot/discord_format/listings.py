@@ -24,6 +24,7 @@ from bot.discord_format.message import (
     link,
     safe_url,
     shorten,
+    visible,
 )
 from bot.engine import SourceStatus
 from bot.index.catalog import SourceState
@@ -134,7 +135,7 @@ def source_reply(name: str, states: Sequence[SourceState], now: datetime) -> Rep
     lines += [f"**{label}:** {value}" for label, value in facts if value]
     text, _ = fit_lines(lines, EMBED_DESCRIPTION_LIMIT, lambda k: "…")
     url = safe_url(state.web_url or state.site_url or "")
-    return Reply("", (Embed(text, title=shorten(state.name, 250), url=url),))
+    return Reply("", (Embed(text, title=shorten(visible(state.name), 250), url=url),))
 
 
 def _unknown_source(name: str, states: Sequence[SourceState]) -> Reply:

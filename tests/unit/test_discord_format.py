@@ -38,6 +38,7 @@ from bot.discord_format.message import (
     escape_markdown,
     fit_lines,
     shorten_markdown,
+    visible,
 )
 from bot.engine import SourceStatus
 from bot.errors import EmptyIndexError, ProviderError, ShuttingDown, StoreError, UsageError
@@ -294,6 +295,64 @@ def test_escaping_makes_markdown_and_mentions_literal():
     assert escape_markdown("**bold** [x](y) `c` @everyone <@1>") == (
         "\\*\\*bold\\*\\* \\[x\\]\\(y\\) \\`c\\` @\u200beveryone \\<@\u200b1\\>"
     )
+
+
+def test_characters_that_act_unseen_are_shown_as_escapes_and_other_text_is_kept():
+    assert visible("if admin\u202e\u2066 // check\u2069\u2066") == (
+        "if admin\\u202e\\u2066 // check\\u2069\\u2066"
+    )
+    assert visible("a\x1b[2Jb\x85c\u200fd\ufeffe") == "a\\x1b[2Jb\\x85c\\u200fd\\ufeffe"
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "ignore this")
+    assert visible(f"ok{hidden}") == "ok" + "".join(f"\\U000e00{ord(c):02x}" for c in "ignore this")
+    assert visible("line\r\nnext\ttab") == "line\nnext\ttab"
+    kept = (
+        "café naïve 日本語 مرحبا עברית क्षि"  # accents, CJK, right-to-left scripts, a conjunct
+        " 👩\u200d👩\u200d👧 👍🏽 ❤\ufe0f 1\ufe0f\u20e3 🇫🇷"  # ZWJ, skin tone, variation, keycap
+        " \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"  # Scotland
+        " می\u200cخواهم"  # the zero-width non-joiner Persian needs
+    )
+    assert visible(kept) == kept
+
+
+_UNSEEN = "\u202e\u202d\u2066\u2067\u2068\u2069\u200e\u200f\u061c\x1b\x07\x9b\u2060\ufeff\U000e0041"
+_ACTS_UNSEEN = re.compile(f"[{_UNSEEN}]")
+hostile = st.text(alphabet=st.sampled_from(list(_UNSEEN) + list("ab @<>*[]()é日👍")), max_size=60)
+
+
+def _everything_shown(reply: Reply) -> str:
+    parts = [reply.content, *(b.label for b in reply.buttons)]
+    for e in reply.embeds:
+        parts += [e.title, e.description, e.url, e.footer]
+    return "\n".join(parts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=hostile, name=hostile)
+def test_no_reply_shows_a_character_that_acts_unseen(text, name):
+    p = passage(1, text=text, heading=text, url=f"https://widgets.example/{text}")
+    p = replace(p, repo=name, path=text, symbol=text)
+    answered = outcome([p], answer=text or "x", citations=(cite(p, 1),), stale=(name,))
+    declined = outcome(
+        [p], kind="declined", answer=None, decline=Decline("composer_declined", text)
+    )
+    nothing = outcome(kind="declined", answer=None, decline=Decline("nothing_matched", ""))
+    source = state(
+        name or "x", "unresolved", clause=text, detail=text, location=text,
+        web_url=f"https://gitlab.example/{text}", last_error=text, release_error=text,
+    )  # fmt: skip
+    replies = [
+        answer_reply(answered),
+        decline_reply(declined),
+        decline_reply(nothing, [name]),
+        passages_reply(replace(answered, kind="passages", answer=None, model=None)),
+        sources_reply([source]),
+        source_reply(source.name, [source], NOW),
+        source_reply(text or "y", [source], NOW),
+        status_reply([SourceStatus(source, 3600, True)], "none", None, NOW),
+        error_reply(UsageError(text), "1"),
+    ]
+    for reply in replies:
+        assert not _ACTS_UNSEEN.search(_everything_shown(reply)), reply
 
 
 def test_fit_lines_never_cuts_a_line():
