@@ -28,5 +28,6 @@ class Status(
         statuses = await engine.status()
         config = engine.config
         model = config.answer_model if config.answer_provider != "none" else None
-        reply = status_reply(statuses, config.answer_provider, model, datetime.now(UTC))
+        unembedded = await engine.unembedded()
+        reply = status_reply(statuses, config.answer_provider, model, datetime.now(UTC), unembedded)
         await messages.edit_original(ctx.interaction, reply)

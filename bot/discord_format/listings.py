@@ -161,13 +161,18 @@ def _ago(stamp: str | None, now: datetime) -> str:
 
 
 def status_reply(
-    statuses: Sequence[SourceStatus], provider: str, model: str | None, now: datetime
+    statuses: Sequence[SourceStatus],
+    provider: str,
+    model: str | None,
+    now: datetime,
+    unembedded: int | None = None,
 ) -> Reply:
     """Freshness of every indexed source, the last refresh, the last errors and the totals.
 
     Failing sources come first, then unresolved ones (answered from their last index, if they
     have one), then stale ones; when they do not all fit, the fresh ones are the ones
-    summarised as "and N more".
+    summarised as "and N more". ``unembedded`` is how many passages hybrid retrieval has no
+    vector for (``None`` in bm25 mode), said with what to do when there are any.
     """
     order = sorted(
         statuses,
@@ -188,6 +193,7 @@ def status_reply(
         f"**Totals:** {len(statuses)} sources, {documents} documents, {chunks} passages; "
         f"{stale} stale, {failing} failing, {unresolved} unresolved",
         f"**Last refresh:** {_ago(max(stamps), now) if stamps else 'never'}",
+        *_unembedded_lines(unembedded, chunks),
         "",
     ]
     room = EMBED_DESCRIPTION_LIMIT - sum(discord_len(h) + 1 for h in header)
@@ -197,6 +203,17 @@ def status_reply(
         lambda k: f"…and {k} more (`python -m bot.cli index status` lists all)",
     )
     return Reply("", (Embed("\n".join([*header, body]), title="Index status"),))
+
+
+def _unembedded_lines(unembedded: int | None, chunks: int) -> list[str]:
+    if not unembedded:
+        return []
+    verb = "has" if unembedded == 1 else "have"
+    return [
+        f"⚠ **Without vectors:** {unembedded} of {chunks} passages {verb} no vector yet, so "
+        "questions find them by their words and names alone. An operator runs "
+        "`python -m bot.cli index build` to embed them."
+    ]
 
 
 def _unresolved(s: SourceStatus) -> bool:

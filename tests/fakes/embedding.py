@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.index.embedder import MODEL_PACKAGE
+from bot.index.embedder import MODEL_DISTRIBUTION, MODEL_PACKAGE
 from bot.index.vectors import Matrix, normalised
 
 _WORD = re.compile(r"[a-z]+")
@@ -89,4 +89,19 @@ def modules_without_metadata(folder: Path) -> Path:
     for module in (MODEL_PACKAGE, "sentence_transformers"):
         (folder / module).mkdir(parents=True)
         (folder / module / "__init__.py").write_text("")
+    return folder
+
+
+def modules_that_fail_to_load(folder: Path) -> Path:
+    """The model's modules, installed as a package is (with its metadata), and empty.
+
+    Hybrid mode starts with them, as with the real model; the first embedding then fails,
+    since the package holds no model to load: a build whose model failed.
+    """
+    modules_without_metadata(folder)
+    info = folder / f"{MODEL_DISTRIBUTION.replace('-', '_')}-0.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {MODEL_DISTRIBUTION}\nVersion: 0.0\n"
+    )
     return folder

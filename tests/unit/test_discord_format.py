@@ -512,3 +512,18 @@ def test_status_with_many_sources_summarises_the_fresh_ones():
         r"…and \d+ more \(`python -m bot.cli index status` lists all\)$",
         reply.embeds[0].description,
     )
+
+
+def test_status_in_hybrid_mode_says_how_many_passages_have_no_vector_and_what_to_do():
+    statuses = [SourceStatus(state("widgets"), 3600, False)]
+    text = status_reply(statuses, "none", None, NOW, unembedded=5).embeds[0].description
+    assert text.splitlines()[3] == (
+        "⚠ **Without vectors:** 5 of 12 passages have no vector yet, so questions find them by "
+        "their words and names alone. An operator runs `python -m bot.cli index build` to embed "
+        "them."
+    )
+    one = status_reply(statuses, "none", None, NOW, unembedded=1).embeds[0].description
+    assert "1 of 12 passages has no vector yet" in one
+    for nothing_missing in (0, None):  # every passage embedded, or bm25 mode
+        shown = status_reply(statuses, "none", None, NOW, unembedded=nothing_missing)
+        assert "vector" not in shown.embeds[0].description
