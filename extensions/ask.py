@@ -20,10 +20,11 @@ from bot.discord_format.answers import (
     parse_feedback_id,
     rate_limited_reply,
     stale_vote_reply,
+    unrecorded_vote_reply,
     vote_reply,
 )
 from bot.engine import MAX_QUESTION_CHARS, Engine
-from bot.errors import PhpbotscoutError, ShuttingDown
+from bot.errors import PhpbotscoutError, ShuttingDown, UsageError
 from extensions import messages
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,12 @@ async def on_feedback(
     await messages.defer_press(interaction)
     try:
         await engine.vote(vote.answer_id, str(interaction.user.id), vote.helpful)
+    except UsageError as exc:
+        # The one vote the index refuses: on an answer it does not hold, because the button
+        # is older than the index or forged. The presser can still vote on a fresh answer.
+        log.warning("interaction %s: vote not recorded: %s", reference, exc)
+        await messages.edit_original(interaction, unrecorded_vote_reply(reference))
+        return
     except PhpbotscoutError as exc:
         log.warning("interaction %s: vote not recorded: %s", reference, exc)
         await messages.edit_original(interaction, error_reply(exc, reference))

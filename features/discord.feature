@@ -49,6 +49,14 @@ Feature: Asking in Discord
     When the same reader presses "Not helpful"
     Then the answer has exactly one vote, and it is not helpful
 
+  Scenario: A feedback press on an answer no longer recorded says so and what to do
+    Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
+    And someone has run /ask "What frobnication depth should I set?"
+    And the answer is no longer recorded
+    When a reader presses "Helpful"
+    Then only the reader sees "no vote was recorded"
+    And only the reader sees "Ask again with /ask to vote on a fresh answer"
+
   Scenario: A feedback press is acknowledged at once while a refresh is writing the index
     Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
     And someone has run /ask "What frobnication depth should I set?"

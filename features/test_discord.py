@@ -203,6 +203,21 @@ def same_reader_presses(chat: Chat, label: str) -> None:
     _press(chat, label, chat.reader)
 
 
+@given("the answer is no longer recorded")
+def answer_forgotten(chat: Chat) -> None:
+    # As when the index file was made anew: the message and its buttons outlive the record.
+    answer_id = int(chat.replies[0].custom_ids[0].split(":")[1])
+
+    async def forget() -> None:
+        async with chat.bot.engine.store.write() as conn:
+            await conn.execute(
+                "DELETE FROM questions WHERE id = (SELECT question_id FROM answers WHERE id = ?)",
+                (answer_id,),
+            )
+
+    chat.bot.run(forget())
+
+
 @given("a refresh is writing to the index")
 def refresh_writing(chat: Chat) -> None:
     chat.refresh = HeldWrite(chat.bot)

@@ -265,6 +265,16 @@ def stale_vote_reply() -> Reply:
     )
 
 
+def unrecorded_vote_reply(reference: str) -> Reply:
+    """Told only to the presser of a feedback button whose answer the index does not hold."""
+    return Reply(
+        "That answer is not among the answers I have recorded (the index may have been made "
+        "anew since it was given), so no vote was recorded. Ask again with /ask to vote on a "
+        f"fresh answer (reference {reference}).",
+        ephemeral=True,
+    )
+
+
 def vote_reply(helpful: bool) -> Reply:
     """Thanks for a feedback press, told only to the voter."""
     verdict = "helpful" if helpful else "not helpful"

@@ -125,7 +125,11 @@ def test_a_vote_on_an_unknown_answer_is_refused_politely(bot, discord, fake_anth
     reply = ask(discord, "What frobnication depth?", next(USERS))
     refused = discord.reply(discord.press(reply, "fb:987654321:y", user=next(USERS)))
     assert refused.ephemeral
-    assert "no recorded answer 987654321" in refused.content
+    assert "not among the answers I have recorded" in refused.content
+    assert "no vote was recorded. Ask again with /ask to vote on a fresh answer" in refused.content
+    assert (
+        bot.run(bot.engine.store.fetchall("SELECT * FROM votes WHERE answer_id = 987654321")) == []
+    )
 
 
 def test_a_feedback_button_with_an_unreadable_id_says_it_is_out_of_date(
