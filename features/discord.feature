@@ -95,6 +95,12 @@ Feature: Asking in Discord
     When someone runs /sources with name "drafts"
     Then the reply says "**Not indexed**: the excluded rule rejected it"
 
+  Scenario: /sources with a name shows a long last error cut short, not left out
+    Given the last refresh of "widgets" failed with an error 5,000 characters long
+    When someone runs /sources with name "widgets"
+    Then the reply says "**Last error:** the clone failed because xxx"
+    And the reply says "xxx…"
+
   Scenario: /status shows freshness, totals and the provider in use
     When someone runs /status
     Then the reply says "**Answers:** anthropic (`claude-haiku-4-5`)"

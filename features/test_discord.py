@@ -218,6 +218,22 @@ def answer_forgotten(chat: Chat) -> None:
     chat.bot.run(forget())
 
 
+@given(parsers.parse('the last refresh of "{name}" failed with an error {size:,d} characters long'))
+def long_last_error(chat: Chat, request: pytest.FixtureRequest, name: str, size: int) -> None:
+    # A git error quoting a long line; the shared bot's source is put right after the scenario.
+    store = chat.bot.engine.store
+
+    async def record(error: str | None) -> None:
+        async with store.write() as conn:
+            await conn.execute(
+                "UPDATE sources SET last_error = ?, last_error_at = ? WHERE name = ?",
+                (error, "2026-11-30T12:00:00+00:00" if error else None, name),
+            )
+
+    chat.bot.run(record("the clone failed because " + "x" * size))
+    request.addfinalizer(lambda: chat.bot.run(record(None)))
+
+
 @given("a refresh is writing to the index")
 def refresh_writing(chat: Chat) -> None:
     chat.refresh = HeldWrite(chat.bot)

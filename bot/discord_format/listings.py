@@ -33,6 +33,11 @@ from bot.render import age_text
 SOURCES_PREFIX = "src:page:"
 PAGE_SIZE = 10
 ENTRY_LIMIT = 380  # one source's line; ten of them stay far inside an embed
+# What one source's explanation shows of each long text, so that a long error is cut short
+# rather than left out of the embed whole, taking what follows it along.
+DETAIL_LIMIT = 500
+ERROR_LIMIT = 800
+NAME_LIMIT = 100
 
 _PAGE_ID = re.compile(r"src:page:(\d{1,6})")
 
@@ -101,7 +106,7 @@ def sources_reply(states: Sequence[SourceState], page: int = 1) -> Reply:
 
 def _explain(state: SourceState) -> str:
     clause = escape_markdown(state.clause)
-    detail = escape_markdown(state.detail)
+    detail = escape_markdown(shorten(state.detail, DETAIL_LIMIT))
     if state.verdict == "admitted":
         return f"**Indexed**: answers may cite it (admitted by {clause}: {detail})."
     if state.verdict == "rejected":
@@ -123,14 +128,14 @@ def source_reply(name: str, states: Sequence[SourceState], now: datetime) -> Rep
         return _unknown_source(name, states)
     lines = [_explain(state), ""]
     facts = [
-        ("Where", escape_markdown(state.location)),
+        ("Where", escape_markdown(shorten(state.location, DETAIL_LIMIT))),
         ("Project", link(state.web_url, state.web_url) if state.web_url else ""),
         ("Docs site", link(state.site_url, state.site_url) if state.site_url else ""),
         ("Indexed commit", (state.branch_commit or "")[:12]),
         ("Last refreshed", _ago(state.refreshed_at, now)),
         ("Holds", f"{state.documents} documents, {state.chunks} passages"),
-        ("Last error", escape_markdown(state.last_error or "")),
-        ("Release lookup", escape_markdown(state.release_error or "")),
+        ("Last error", escape_markdown(shorten(state.last_error or "", ERROR_LIMIT))),
+        ("Release lookup", escape_markdown(shorten(state.release_error or "", ERROR_LIMIT))),
     ]
     lines += [f"**{label}:** {value}" for label, value in facts if value]
     text, _ = fit_lines(lines, EMBED_DESCRIPTION_LIMIT, lambda k: "…")
@@ -141,9 +146,10 @@ def source_reply(name: str, states: Sequence[SourceState], now: datetime) -> Rep
 def _unknown_source(name: str, states: Sequence[SourceState]) -> Reply:
     names = [s.name for s in states]
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-    parts = [f"No source called **{escape_markdown(shorten(name, 100))}** is known to the index."]
+    shown = [f"**{escape_markdown(shorten(n, NAME_LIMIT))}**" for n in (name, *close)]
+    parts = [f"No source called {shown[0]} is known to the index."]
     if close:
-        parts.append("Did you mean " + ", ".join(f"**{escape_markdown(c)}**" for c in close) + "?")
+        parts.append("Did you mean " + ", ".join(shown[1:]) + "?")
     parts.append(
         "A repository is only known once discovery has seen it: a repository configured in "
         "`sources.local`, or a project of the configured GitLab group that the estate feed "

@@ -527,3 +527,26 @@ def test_status_in_hybrid_mode_says_how_many_passages_have_no_vector_and_what_to
     for nothing_missing in (0, None):  # every passage embedded, or bm25 mode
         shown = status_reply(statuses, "none", None, NOW, unembedded=nothing_missing)
         assert "vector" not in shown.embeds[0].description
+
+
+def test_one_source_explained_shows_long_texts_cut_short_not_left_out():
+    failing = state(
+        "widgets",
+        "unresolved",
+        detail="the forge answered: " + "d" * 5000,
+        last_error="fatal: " + "e" * 5000,
+        release_error="releases: " + "r" * 5000,
+    )
+    reply = source_reply("widgets", [failing], NOW)
+    assert_within_limits(reply)
+    text = reply.embeds[0].description
+    assert text.startswith("**Not indexed for now**: the local check could not be completed: the ")
+    assert "**Last error:** fatal\\: eee" in text and "**Release lookup:** releases\\: rrr" in text
+    assert "**Holds:** 3 documents, 12 passages" in text
+
+
+def test_an_unknown_source_with_long_close_names_fits():
+    long = "group/" + "subgroup-" * 120
+    reply = source_reply(long + "x", [state(f"{long}{n}") for n in range(3)], NOW)
+    assert_within_limits(reply)
+    assert reply.content.count("**group/subgroup\\-subgroup") == 4  # the name, and three close
