@@ -103,3 +103,7 @@ Feature: Building the index from local repositories
     And the error says "not a phpbotscout index"
     And the other program's database is unchanged
 
+
+  Scenario: Two commands opening a new index file at once both use it
+    When two commands open a new index file at once, one migrating it while the other waits
+    Then the one that waited opens it with every migration applied once

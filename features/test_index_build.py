@@ -1,9 +1,12 @@
+import asyncio
 import sqlite3
 from contextlib import closing
 
-from pytest_bdd import given, parsers, scenarios, then
+from pytest_bdd import given, parsers, scenarios, then, when
 
+from bot.index.store import MIGRATIONS_DIR
 from features.conftest import World
+from tests.migrating import open_as_another_migrates
 from tests.searchindex import left_to_merge
 
 scenarios("index_build.feature")
@@ -73,3 +76,20 @@ def index_path_changed(world: World, path: str) -> None:
 @then(parsers.parse('there is no file "{name}"'))
 def no_file(world: World, name: str) -> None:
     assert not (world.root / name).exists()
+
+
+@when(
+    "two commands open a new index file at once, one migrating it while the other waits",
+    target_fixture="waited",
+)
+def open_together(world: World) -> list[str]:
+    async def waiter() -> list[str]:
+        async with await open_as_another_migrates(world.root / "i.sqlite", world.root) as store:
+            return [row[0] for row in await store.fetchall("SELECT version FROM schema_migrations")]
+
+    return asyncio.run(waiter())
+
+
+@then("the one that waited opens it with every migration applied once")
+def every_migration_once(waited: list[str]) -> None:
+    assert sorted(waited) == sorted(p.stem for p in MIGRATIONS_DIR.glob("*.sql"))

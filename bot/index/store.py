@@ -301,6 +301,31 @@ async def _configure(conn: aiosqlite.Connection, path: Path, *, wal: bool) -> No
         raise _unreadable(path, exc) from None
 
 
+# What SQLite says about the file rather than the statement: it is busy, cannot be written,
+# is full or damaged. Each is said the same way whichever statement met it (see ``_failed``).
+_FILE_TROUBLE = frozenset(
+    {
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_PERM,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_CORRUPT,
+        sqlite3.SQLITE_NOTADB,
+    }
+)
+
+
+def _about_the_file(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` is trouble with the index file, not with the statement that met it."""
+    return _primary_code(exc) in _FILE_TROUBLE
+
+
+def _primary_code(exc: sqlite3.Error) -> int:
+    return getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_ERROR) & 0xFF
+
+
 def _failed(path: Path, exc: sqlite3.Error) -> Exception:
     """What an error from SQLite means to whoever ran the command, and what they can do.
 
@@ -310,7 +335,7 @@ def _failed(path: Path, exc: sqlite3.Error) -> Exception:
     """
     if isinstance(exc, sqlite3.IntegrityError):
         return exc
-    code = getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_ERROR) & 0xFF
+    code = _primary_code(exc)
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return StoreError(
             f"The index at {path} is busy: another process (an index build, or serve "
@@ -382,8 +407,14 @@ async def migrate(conn: aiosqlite.Connection, directory: Path, path: Path) -> li
         if version in applied:
             continue
         statements = split_statements(script)
-        await conn.execute("BEGIN IMMEDIATE")
         try:
+            await conn.execute("BEGIN IMMEDIATE")
+            if await _applied_meanwhile(conn, version):
+                # Another process (two builds started together, or serve beside a build)
+                # applied it while this one waited for the write lock: applying it again
+                # would fail.
+                await conn.execute("ROLLBACK")
+                continue
             for statement in statements:
                 await conn.execute(statement)
             await conn.execute(
@@ -393,6 +424,8 @@ async def migrate(conn: aiosqlite.Connection, directory: Path, path: Path) -> li
         except sqlite3.Error as exc:
             if conn.in_transaction:  # a full disk has ended it already
                 await conn.execute("ROLLBACK")
+            if _about_the_file(exc):
+                raise _failed(path, exc) from None
             raise StoreError(
                 f"Migration {file.name} failed on {path}: {exc}. Nothing from it was applied; "
                 "the index is as it was before. Fix the migration, then run the command again."
@@ -401,6 +434,14 @@ async def migrate(conn: aiosqlite.Connection, directory: Path, path: Path) -> li
         log.info("applied migration %s to %s", version, path)
         done.append(version)
     return done
+
+
+async def _applied_meanwhile(conn: aiosqlite.Connection, version: str) -> bool:
+    """Whether ``version`` is recorded as applied, read inside the migration's transaction."""
+    async with conn.execute(
+        "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
+    ) as cursor:
+        return await cursor.fetchone() is not None
 
 
 async def _refuse_foreign(conn: aiosqlite.Connection, path: Path) -> None:

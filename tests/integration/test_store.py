@@ -7,6 +7,7 @@ import pytest
 
 from bot.errors import StoreError
 from bot.index.store import MIGRATIONS_DIR, Store, _failed
+from tests.migrating import open_as_another_migrates
 
 
 async def test_blank_database_is_migrated_into_wal_mode(tmp_path):
@@ -42,6 +43,23 @@ async def test_a_failing_migration_rolls_back_and_stays_pending(tmp_path):
     bad.write_text("CREATE TABLE half_done (x INTEGER);\n")
     async with await Store.open(path, migrations) as store:
         assert (await store.fetchone("SELECT count(*) FROM half_done"))[0] == 0
+
+
+async def test_a_migration_meeting_a_full_disk_says_so_and_not_to_fix_the_migration(tmp_path):
+    migrations = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_DIR, migrations)
+    path = tmp_path / "i.sqlite"
+    await (await Store.open(path, migrations)).close()
+    (migrations / "9999_big.sql").write_text(
+        "PRAGMA max_page_count = 1;\n"  # the disk, as SQLite sees it
+        "CREATE TABLE big (x BLOB);\nINSERT INTO big VALUES (zeroblob(100000));\n"
+    )
+    with pytest.raises(StoreError, match="the disk is full") as full:
+        await Store.open(path, migrations)
+    assert "Fix the migration" not in str(full.value)
+    (migrations / "9999_big.sql").unlink()
+    async with await Store.open(path, migrations) as store:  # nothing of it was kept
+        assert await store.fetchone("SELECT 1 FROM sqlite_master WHERE name = 'big'") is None
 
 
 async def test_a_damaged_file_says_how_to_recover(tmp_path):
@@ -277,3 +295,9 @@ async def test_an_index_file_deleted_or_replaced_while_open_is_not_written_to(tm
         ):
             with pytest.raises(StoreError, match=f"{how}.*Restart phpbotscout"):
                 await write()
+
+
+async def test_a_new_index_migrated_by_another_command_meanwhile_is_opened(tmp_path):
+    async with await open_as_another_migrates(tmp_path / "i.sqlite", tmp_path) as store:
+        row = await store.fetchone("SELECT count(*) FROM schema_migrations")
+        assert row[0] == len(list(MIGRATIONS_DIR.glob("*.sql")))
