@@ -107,3 +107,12 @@ Feature: Building the index from local repositories
   Scenario: Two commands opening a new index file at once both use it
     When two commands open a new index file at once, one migrating it while the other waits
     Then the one that waited opens it with every migration applied once
+
+  Scenario: An index path that names a directory is refused in one line saying to name a file
+    Given the configuration's index path is changed to "indexes"
+    And a directory "indexes"
+    When I run `python -m bot.cli index build` as a process of its own
+    Then the exit code is 1
+    And the error says "index.path names a directory"
+    And the error says "Set index.path to a file path"
+    And the error is one line

@@ -93,3 +93,13 @@ def open_together(world: World) -> list[str]:
 @then("the one that waited opens it with every migration applied once")
 def every_migration_once(waited: list[str]) -> None:
     assert sorted(waited) == sorted(p.stem for p in MIGRATIONS_DIR.glob("*.sql"))
+
+
+@given(parsers.parse('a directory "{name}"'))
+def a_directory(world: World, name: str) -> None:
+    (world.root / name).mkdir()
+
+
+@then("the error is one line")
+def error_is_one_line(world: World) -> None:
+    assert len(world.stderr.splitlines()) == 1, world.stderr

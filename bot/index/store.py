@@ -276,12 +276,29 @@ _EVERY_CONNECTION = ("PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON")
 
 
 async def _connect(path: Path) -> aiosqlite.Connection:
+    # Tried plainly first: when aiosqlite fails to connect, its thread outlives the failure and
+    # later reports to an event loop the command has closed, a traceback after the error.
+    await asyncio.to_thread(_try_connect, path)
     try:
         conn = await aiosqlite.connect(path, isolation_level=None)
     except sqlite3.Error as exc:
-        raise _unreadable(path, exc) from None
+        raise _failed(path, exc) from None
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _try_connect(path: Path) -> None:
+    if path.is_dir():
+        # SQLite reports this as a file it cannot open, which reads like damage.
+        raise StoreError(
+            f"index.path names a directory, {path}, not a file. Set index.path to a file "
+            f"path, such as {path / 'phpbotscout.sqlite'}."
+        )
+    try:
+        sqlite3.connect(path).close()
+    except sqlite3.Error as exc:
+        # Most often a new file in a directory it may not create files in: not damage.
+        raise _failed(path, exc) from None
 
 
 async def _configure(conn: aiosqlite.Connection, path: Path, *, wal: bool) -> None:

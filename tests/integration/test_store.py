@@ -2,6 +2,7 @@ import asyncio
 import shutil
 import sqlite3
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -60,6 +61,38 @@ async def test_a_migration_meeting_a_full_disk_says_so_and_not_to_fix_the_migrat
     (migrations / "9999_big.sql").unlink()
     async with await Store.open(path, migrations) as store:  # nothing of it was kept
         assert await store.fetchone("SELECT 1 FROM sqlite_master WHERE name = 'big'") is None
+
+
+async def test_an_index_path_that_is_a_directory_says_to_name_a_file(tmp_path):
+    (tmp_path / "index").mkdir()
+    with pytest.raises(StoreError, match=r"names a directory.*Set index\.path to a file") as error:
+        await Store.open(tmp_path / "index")
+    assert "damaged" not in str(error.value)
+    assert list((tmp_path / "index").iterdir()) == []
+
+
+def _may_write_in(directory: Path) -> bool:
+    """Whether this process writes into ``directory`` whatever its mode (as root does)."""
+    try:
+        (directory / "probe").touch()
+    except PermissionError:
+        return False
+    (directory / "probe").unlink()
+    return True
+
+
+async def test_a_new_index_in_a_directory_it_may_not_write_says_to_make_it_writable(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        if _may_write_in(locked):
+            pytest.skip("this process writes into read-only directories (root)")
+        with pytest.raises(StoreError, match=r"cannot be written.*writable") as error:
+            await Store.open(locked / "i.sqlite")
+    finally:
+        locked.chmod(0o755)
+    assert "damaged" not in str(error.value)
 
 
 async def test_a_damaged_file_says_how_to_recover(tmp_path):
