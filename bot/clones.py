@@ -179,12 +179,18 @@ class Clones:
 
         It never waits (the lock is asked for without blocking), so a caller can wait its own
         way: ``GitLabSources`` waits on its event loop, where the wait can be cancelled.
+
+        Raises:
+            SourceError: the directory cannot be made, written or locked.
         """
         if self._lock is not None:
             return True
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(self.root, 0o700)  # mkdir's mode is masked by umask, and skipped if it exists
-        fd = os.open(self.root / _LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.chmod(self.root, 0o700)  # mkdir's mode is masked by umask, skipped if it exists
+            fd = os.open(self.root / _LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise self._unusable(exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -192,6 +198,14 @@ class Clones:
             return False
         self._lock = fd
         return True
+
+    def _unusable(self, exc: OSError) -> SourceError:
+        """The error for a directory this process cannot make, enter or lock."""
+        return SourceError(
+            f"The clones directory {self.root} (index.clones) cannot be used ({exc}). Nothing "
+            "was refreshed. Make it a directory the user running phpbotscout can write, or set "
+            "index.clones to one."
+        )
 
     def in_use(self) -> ForgeError:
         """The error for a directory another process kept past ``lock_wait``."""
@@ -206,6 +220,7 @@ class Clones:
 
         Raises:
             ForgeError: another process holds the directory.
+            SourceError: the directory cannot be made, written or locked.
         """
         if not self.take():
             raise self.in_use()

@@ -135,6 +135,11 @@ def output_says(world: World, text: str) -> None:
     assert " ".join(text.split()) in " ".join(world.stdout.split()), world.stdout
 
 
+@then("the error is one line")
+def error_is_one_line(world: World) -> None:
+    assert len(world.stderr.splitlines()) == 1, world.stderr
+
+
 @then(parsers.parse('the error says "{text}"'))
 def error_says(world: World, text: str) -> None:
     assert text in world.stderr, world.stderr

@@ -164,6 +164,17 @@ Feature: Explaining which repositories are indexed
     And the error says "in use by another process"
     And the other process's clone in progress is still there
 
+  Scenario: A clones directory that cannot be used stops the build in one line, and the index answers on
+    Given the index has been built
+    And a file stands where the clones directory should be
+    When I run `python -m bot.cli index build` as a process of its own
+    Then the exit code is 1
+    And the error says "(index.clones) cannot be used"
+    And the error is one line
+    When I run `python -m bot.cli index status --json`
+    Then the exit code is 0
+    And status of "acme/handbook" names its default branch "main"
+
   Scenario: A malformed project in GitLab's listing is one line that changes nothing
     Given the index has been built
     And GitLab lists the namespace of "acme/tools" as a plain string

@@ -98,8 +98,3 @@ def every_migration_once(waited: list[str]) -> None:
 @given(parsers.parse('a directory "{name}"'))
 def a_directory(world: World, name: str) -> None:
     (world.root / name).mkdir()
-
-
-@then("the error is one line")
-def error_is_one_line(world: World) -> None:
-    assert len(world.stderr.splitlines()) == 1, world.stderr

@@ -1,3 +1,4 @@
+import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -173,6 +174,12 @@ def clones_held(world: World, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
 @then("the other process's clone in progress is still there")
 def clone_in_progress_kept(world: World) -> None:
     assert (world.root / "clones" / "+tmp-theirs" / ".git").is_dir()
+
+
+@given("a file stands where the clones directory should be")
+def clones_blocked(world: World) -> None:
+    shutil.rmtree(world.root / "clones")
+    (world.root / "clones").write_text("not a directory\n")
 
 
 @given(parsers.parse('GitLab lists the namespace of "{path}" as a plain string'))

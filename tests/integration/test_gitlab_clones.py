@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from bot import clones as clones_module
 from bot import config as config_module
 from bot.engine import Engine
-from bot.errors import RateLimited
+from bot.errors import RateLimited, SourceError
 from bot.index import catalog
 from tests.fakes.estate import another_process_holding, configure, push, release, upstream
 from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
@@ -703,3 +704,25 @@ async def test_a_git_command_out_of_time_is_killed_with_a_warning(
     assert outcome.status == "failed"
     assert "did not finish within 1 s and was stopped" in (outcome.error or "")
     assert any("was killed" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+@pytest.mark.parametrize("blocked", ["clones", "clones/+lock"])
+async def test_a_clones_directory_that_cannot_be_used_stops_the_run_saying_so(
+    tmp_path, fake, blocked
+):
+    # A file where the directory should be, or a directory where its lock file should be:
+    # the same failure, whoever runs it, as a directory this user may not write.
+    _one(fake)
+    config = configure(tmp_path, fake, token=TOKEN)
+    async with await Engine.open(config) as engine:
+        await engine.refresh()
+        before = await _guide_commit(engine)
+        shutil.rmtree(tmp_path / "clones")
+        if blocked == "clones":
+            (tmp_path / "clones").write_text("not a directory\n")
+        else:
+            (tmp_path / "clones" / "+lock").mkdir(parents=True)
+        push(fake, "acme/widgets", {"docs/guide.md": "# Guide\n\nMoved on.\n"})
+        with pytest.raises(SourceError, match=r"clones directory .* \(index\.clones\) cannot be"):
+            await engine.refresh()
+        assert await _guide_commit(engine) == before  # the previous index answers on
