@@ -2,7 +2,7 @@
 
 Exit codes: 0 answered or declined (a decline is a result), 1 something broke, 2 the command
 line or configuration is wrong, 130 interrupted (Ctrl-C), 141 the reader of the output went
-away (as SIGPIPE would end it).
+away (as SIGPIPE would end it), 143 stopped by SIGTERM.
 """
 
 from __future__ import annotations
@@ -418,6 +418,11 @@ def _without_index(name: str, args: argparse.Namespace, config: Config) -> int:
 
 # What a shell reports for a command killed by SIGPIPE (128 + 13): what `yes | head` gets.
 READER_GONE = 141
+# What a shell reports for a command killed by SIGTERM (128 + 15), as a service manager expects.
+TERMINATED = 143
+_LEFT_AS_IT_WAS = (
+    "the index is as it was before the interrupted step; run the command again to finish it"
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -463,7 +468,8 @@ def _main(argv: Sequence[str] | None) -> int:
             args.config, config_module.environment(os.environ, Path.cwd()), Path.cwd()
         )
         # The service runs on uvloop where it is installed; one-shot commands gain nothing.
-        return event_loop.run(_run(args, config), fast=args.command == "serve")
+        serving = args.command == "serve"
+        return event_loop.run(_run(args, config), fast=serving, stop_on_term=not serving)
     except PhpbotscoutError as exc:
         if wants_json:
             _print_json({"error": {"kind": exc.kind, "message": str(exc)}})
@@ -471,8 +477,11 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"error: {render.terminal_safe(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("interrupted: the index is as it was before the interrupted step", file=sys.stderr)
+        print(f"interrupted: {_LEFT_AS_IT_WAS}", file=sys.stderr)
         return 130
+    except event_loop.Terminated:
+        print(f"stopped by SIGTERM: {_LEFT_AS_IT_WAS}", file=sys.stderr)
+        return TERMINATED
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ loop runs instead, with the same behaviour, only slower.
 from __future__ import annotations
 
 import asyncio
+import signal
+import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -28,10 +30,45 @@ def fast_loop_factory() -> LoopFactory | None:
     return uvloop.new_event_loop
 
 
-def run(main: Coroutine[Any, Any, T], *, fast: bool = False) -> T:
-    """Run ``main`` to completion as ``asyncio.run`` does; ``fast`` picks uvloop if present."""
+class Terminated(Exception):
+    """A one-shot command was stopped by SIGTERM, the way Ctrl-C stops it."""
+
+
+def run(main: Coroutine[Any, Any, T], *, fast: bool = False, stop_on_term: bool = False) -> T:
+    """Run ``main`` to completion as ``asyncio.run`` does; ``fast`` picks uvloop if present.
+
+    ``stop_on_term``: SIGTERM cancels ``main`` as asyncio cancels it on Ctrl-C, so that what it
+    holds is let go of in order, and then raises ``Terminated``; otherwise SIGTERM would end
+    the process on the spot, without a word. ``serve`` handles its signals itself.
+
+    Raises:
+        Terminated: ``stop_on_term`` is set and SIGTERM arrived.
+    """
+    # Signal handlers belong to the main thread; elsewhere SIGTERM is not this loop's to take.
+    on_term = stop_on_term and threading.current_thread() is threading.main_thread()
     with asyncio.Runner(loop_factory=fast_loop_factory() if fast else None) as runner:
-        return runner.run(main)
+        return runner.run(_stopping_on_term(main) if on_term else main)
+
+
+async def _stopping_on_term(main: Coroutine[Any, Any, T]) -> T:
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None  # the runner's main task
+    received: list[int] = []
+
+    def stop() -> None:
+        received.append(signal.SIGTERM)
+        task.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, stop)
+    try:
+        return await main
+    except asyncio.CancelledError:
+        if received:
+            raise Terminated from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def loop_name(loop: asyncio.AbstractEventLoop) -> str:

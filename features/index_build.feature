@@ -116,3 +116,12 @@ Feature: Building the index from local repositories
     And the error says "index.path names a directory"
     And the error says "Set index.path to a file path"
     And the error is one line
+
+  Scenario: A build stopped by SIGTERM says so in one line, and the previous index answers on
+    Given the index has been built
+    And "widgets" has 400 pages more, committed
+    When I start `python -m bot.cli index build` and send it SIGTERM while it writes
+    Then the exit code is 143
+    And the error says "stopped by SIGTERM: the index is as it was before the interrupted step"
+    And the error is one line
+    And the index holds what the last build wrote, and nothing more

@@ -1,12 +1,16 @@
 import asyncio
+import signal
 import sqlite3
 from contextlib import closing
 
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.index.store import MIGRATIONS_DIR
-from features.conftest import World
+from features.conftest import World, cli_arguments
+from tests.gitrepo import commit
+from tests.midwrite import signal_mid_write
 from tests.migrating import open_as_another_migrates
+from tests.pipes import exited, start_cli
 from tests.searchindex import left_to_merge
 
 scenarios("index_build.feature")
@@ -98,3 +102,37 @@ def every_migration_once(waited: list[str]) -> None:
 @given(parsers.parse('a directory "{name}"'))
 def a_directory(world: World, name: str) -> None:
     (world.root / name).mkdir()
+
+
+def _passages(world: World) -> set[tuple[str, str]]:
+    with closing(sqlite3.connect(world.root / "index.sqlite")) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        return set(
+            conn.execute(
+                "SELECT d.path, c.body FROM chunks c JOIN documents d ON d.id = c.document_id"
+            )
+        )
+
+
+@given(parsers.parse('"{repo}" has {count:d} pages more, committed'))
+def many_pages(world: World, repo: str, count: int) -> None:
+    world.kept = repr(sorted(_passages(world))).encode()  # what the last build wrote
+    pages: dict[str, str | bytes | None] = {
+        f"docs/page{i:03}.md": f"# Page {i}\n\n"
+        + "".join(f"## Part {j}\n\nSprocket {i} part {j}.\n\n" for j in range(6))
+        for i in range(count)
+    }
+    commit(world.estate / repo, pages)
+
+
+@when(parsers.parse("I start {command} and send it SIGTERM while it writes"))
+def terminate_mid_write(world: World, command: str) -> None:
+    build = start_cli(cli_arguments(command), cwd=world.root)
+    stopped = signal_mid_write(build, world.root / "index.sqlite", signal.SIGTERM)
+    world.code, world.stderr = exited(build, "stop on SIGTERM")
+    assert stopped, "the build finished before it could be stopped mid-write"
+
+
+@then("the index holds what the last build wrote, and nothing more")
+def last_build_kept(world: World) -> None:
+    assert repr(sorted(_passages(world))).encode() == world.kept

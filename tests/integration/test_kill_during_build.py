@@ -14,6 +14,7 @@ from bot.cli import main
 from tests.fakes.estate import upstream
 from tests.fakes.gitlab import FakeGitLab
 from tests.integration.conftest import TOKEN
+from tests.midwrite import writer_is_mid_transaction
 from tests.pipes import checkout_env
 
 
@@ -35,20 +36,6 @@ def _write_config(path: Path, fake: FakeGitLab, index: str) -> Path:
         f'[index.feed]\nurl = "{fake.url}/feed.json"\n'
     )
     return config
-
-
-def _writer_is_mid_transaction(db: Path) -> bool:
-    """True while another connection holds the write lock (a source is being written)."""
-    probe = sqlite3.connect(db, timeout=0, isolation_level=None)
-    try:
-        probe.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError:
-        return True
-    else:
-        probe.execute("ROLLBACK")
-        return False
-    finally:
-        probe.close()
 
 
 def _snapshot(db: Path) -> set[tuple[str, str, int, str]]:
@@ -78,7 +65,7 @@ def test_a_build_killed_mid_write_leaves_a_consistent_index(tmp_path, fake, monk
     deadline = time.monotonic() + 60
     try:
         while build.poll() is None and time.monotonic() < deadline:
-            if db.exists() and _documents(db) > 0 and _writer_is_mid_transaction(db):
+            if db.exists() and _documents(db) > 0 and writer_is_mid_transaction(db):
                 os.kill(build.pid, signal.SIGKILL)
                 killed = True
                 break

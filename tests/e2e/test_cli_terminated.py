@@ -1,0 +1,56 @@
+"""``index build`` stopped by SIGTERM (a service manager, ``kill``, ``timeout``) part-way."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from tests.gitrepo import make_repo
+from tests.midwrite import signal_mid_write
+from tests.pipes import exited, run_cli, start_cli
+
+
+def _estate(root: Path) -> None:
+    for n in range(3):
+        pages = {
+            f"docs/page{i:03}.md": f"# Page {i}\n\n"
+            + "".join(f"## Part {j}\n\nWidget {n} {i} part {j} turns.\n\n" for j in range(6))
+            for i in range(200)
+        }
+        make_repo(root / "estate" / f"repo{n}", {"README.md": f"# Repo {n}\n", **pages})
+    (root / "phpbotscout.toml").write_text(
+        f'[sources]\nlocal = ["{root / "estate"}"]\n[index]\npath = "index.sqlite"\n'
+    )
+
+
+def _passages(db: Path) -> set[tuple[str, str, int, str]]:
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        return set(
+            conn.execute(
+                "SELECT d.source, d.path, c.ordinal, c.body FROM chunks c "
+                "JOIN documents d ON d.id = c.document_id"
+            )
+        )
+
+
+def test_a_build_stopped_by_sigterm_says_so_in_one_line_and_keeps_the_index(tmp_path, home):
+    _estate(tmp_path)
+    assert run_cli(["index", "build"], cwd=tmp_path).returncode == 0
+    before = _passages(tmp_path / "index.sqlite")
+
+    build = start_cli(["index", "build", "--force"], cwd=tmp_path)
+    stopped = signal_mid_write(build, tmp_path / "index.sqlite", signal.SIGTERM)
+    code, err = exited(build, "stop on SIGTERM")
+    assert stopped, "the build finished before it could be stopped mid-write"
+
+    assert code == 143
+    assert err.splitlines() == [
+        "stopped by SIGTERM: the index is as it was before the interrupted step; run the "
+        "command again to finish it"
+    ]
+    assert _passages(tmp_path / "index.sqlite") == before
+    status = run_cli(["index", "status", "--json"], cwd=tmp_path)
+    assert status.returncode == 0 and status.stderr == ""
