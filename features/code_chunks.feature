@@ -138,6 +138,26 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is symbol "WithDialTimeout" of "rpc/dial.go", kind "code", lines 6 to 7
     And passage 2 is symbol "defaultDialTimeout" of "rpc/dial.go", kind "code", lines 3 to 4
 
+  Scenario: A Go function declared as a variable shows its description, not its body
+    Given a git repository "funcs" holding "upper.go":
+      """
+      package funcs
+
+      // UpperFunc converts a string to upper case.
+      var UpperFunc = function.New(&function.Spec{
+      	Description: `Returns the given string with every letter capitalised.`,
+      	Params:      []function.Parameter{{Name: "str"}},
+      	Impl: func(args []cty.Value) (cty.Value, error) {
+      		shoutedLetters := strings.ToUpper(args[0].AsString())
+      		return cty.StringVal(shoutedLetters), nil
+      	},
+      })
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "every letter capitalised" --retrieval-only --json`
+    Then passage 1 is symbol "UpperFunc" of "funcs/upper.go", kind "code", lines 3 to 7
+    And no passage contains "shoutedLetters"
+
   Scenario: A syntax error inside a function body costs no declaration
     When I run `python -m bot.cli ask "Deserializer.deserialize_exact" --retrieval-only --json`
     Then passage 1 is symbol "Deserializer.deserialize_exact" of "codec/src/de.rs", kind "code", lines 3 to 4

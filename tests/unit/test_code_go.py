@@ -211,6 +211,39 @@ def test_a_variable_holding_a_function_stops_where_the_body_opens():
     assert symbols["OsExiter"].text.endswith("var OsExiter = os.Exit")
 
 
+def test_a_function_literal_deep_inside_a_value_stops_it_where_its_body_opens():
+    source = b"""package stdlib
+
+// UpperFunc is a function that converts a string to upper case.
+var UpperFunc = function.New(&function.Spec{
+	Description: `Returns the given string with every letter in upper case.`,
+	Params: []function.Parameter{
+		{Name: "str", Type: cty.String},
+	},
+	Type: function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		in := args[0].AsString()
+		return cty.StringVal(strings.ToUpper(in)), nil
+	},
+})
+
+// Hooks run in turn; their type names a function, which has no body.
+var Hooks = []func(){
+	first,
+	second,
+}
+"""
+    symbols = by_symbol(source)
+    upper = symbols["UpperFunc"]
+    assert upper.text.endswith(
+        "\tImpl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {"
+    )
+    assert "Returns the given string" in upper.text
+    assert "ToUpper" not in upper.text
+    assert (upper.start_line, upper.end_line) == (3, 10)
+    assert symbols["Hooks"].text.endswith("\tsecond,\n}")
+
+
 def test_a_trailing_comment_of_the_line_above_is_not_a_doc():
     source = b"package p\n\nvar A = 1 // about A\nvar B = 2\n"
     assert by_symbol(source)["B"].text == "var B = 2"

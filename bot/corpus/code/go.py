@@ -208,25 +208,30 @@ class _Cutter:
         return ""
 
     def _spec_end(self, spec: Node) -> int:
-        """A spec's last line, or, for a variable holding a function literal, where its body opens.
+        """A spec's last line, or, when its value holds a function literal, where its body opens.
 
-        Only the value's top levels are searched: a function literal nested deep inside a
-        composite literal is data, and the whole literal is then the declaration.
+        The first literal counts, and it may sit at any depth: go-cty declares each function as
+        ``var F = function.New(&function.Spec{Description: ..., Params: ..., Impl: func(...)
+        {...}})``, whose description, parameters and return type are what a reader looks at
+        and whose ``Impl`` is a body. A stored range is contiguous, so whatever follows that
+        first body (usually closing braces) is left out with it.
         """
         end = self.lines.last_line_of(spec.start_byte, spec.end_byte)
-        if spec.type != "var_spec" or b"func" not in (spec.text or b""):
-            return end
         value = spec.child_by_field_name("value")
-        frontier = list(value.named_children) if value is not None else []
-        for _ in range(4):
-            nested: list[Node] = []
-            for node in frontier:
-                if node.type == "func_literal":
-                    body = node.child_by_field_name("body")
-                    if body is not None:
-                        return self.lines.line_of(body.start_byte)
-                nested.extend(node.named_children)
-            frontier = nested[:256]
+        if spec.type != "var_spec" or value is None:
+            return end
+        # Looking up each ``func`` keyword costs a few steps; walking a large table's every
+        # node to find one would cost the whole table.
+        data = self.lines.data
+        at = data.find(b"func", value.start_byte, value.end_byte)
+        while at >= 0:
+            keyword = value.descendant_for_byte_range(at, at + 4)
+            literal = keyword.parent if keyword is not None else None
+            if keyword is not None and keyword.type == "func" and literal is not None:
+                body = literal.child_by_field_name("body")
+                if literal.type == "func_literal" and body is not None:
+                    return self.lines.line_of(body.start_byte)
+            at = data.find(b"func", at + 4, value.end_byte)
         return end
 
 
