@@ -158,6 +158,22 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is symbol "UpperFunc" of "funcs/upper.go", kind "code", lines 3 to 7
     And no passage contains "shoutedLetters"
 
+  Scenario: A Python class constant written after the class's methods is found with its value
+    Given a git repository "web" holding "status.py":
+      """
+      class codes:
+          \"\"\"HTTP status codes.\"\"\"
+
+          def describe(self):
+              \"\"\"Say in words what the code means.\"\"\"
+
+          # client errors
+          NOT_FOUND = 404
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "which status code is not found" --retrieval-only --json`
+    Then passage 1 is symbol "codes.NOT_FOUND" of "web/status.py", kind "code", lines 7 to 8
+
   Scenario: A syntax error inside a function body costs no declaration
     When I run `python -m bot.cli ask "Deserializer.deserialize_exact" --retrieval-only --json`
     Then passage 1 is symbol "Deserializer.deserialize_exact" of "codec/src/de.rs", kind "code", lines 3 to 4

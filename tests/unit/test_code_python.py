@@ -258,3 +258,29 @@ def test_a_signature_closed_on_a_line_of_its_own_ends_there():
     source = b"def build(\n    name,\n    size,\n):\n    # check first\n    return name\n"
     (chunk,) = chunk_code("pkg/build.py", source)
     assert chunk.text == "def build(\n    name,\n    size,\n):"
+
+
+def test_class_constants_after_its_methods_are_chunks_of_their_own():
+    source = b'''from enum import IntEnum
+
+
+class codes(IntEnum):
+    """HTTP status codes."""
+
+    def describe(self) -> str:
+        return str(self.value)
+
+    # client errors
+    NOT_FOUND = 404, "Not Found"
+    _TEAPOT = 418
+    reason = "kept out: not a constant"
+'''
+    chunks = chunk_code("status.py", source)
+    assert_honest(source, chunks)
+    found = {c.symbol: c for c in chunks}
+    assert set(found) == {"codes", "codes.describe", "codes.NOT_FOUND", "codes._TEAPOT"}
+    not_found = found["codes.NOT_FOUND"]
+    assert not_found.text == '    # client errors\n    NOT_FOUND = 404, "Not Found"'
+    assert (not_found.start_line, not_found.end_line) == (10, 11)
+    assert not_found.terms == "not found"
+    assert found["codes._TEAPOT"].weight < not_found.weight

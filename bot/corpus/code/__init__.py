@@ -8,7 +8,7 @@ Each language keeps documentation and declarations and leaves bodies out (knowle
 - ``go``: the package doc, exported functions, methods, types and variables with their doc
   comments and signatures, and every constant with its value;
 - ``python``: the module docstring, public classes, functions and methods with their
-  docstrings and signatures, and module-level UPPER_CASE constants;
+  docstrings and signatures, and UPPER_CASE constants at module level or in a class;
 - ``rust``: crate and module ``//!`` docs, public items with their ``///`` docs and
   signatures, and constants with their values.
 

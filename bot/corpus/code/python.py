@@ -10,7 +10,9 @@ Rules, the Go ones carried over to Python's conventions:
   docstring (dataclass fields, enum members), its equivalent of a struct's fields;
 - each module-level UPPER_CASE constant is a chunk holding its value, the private
   ``_UPPER_CASE`` ones included: as in Go, a constant is where a default lives, and whether
-  it is exported says nothing about whether people ask for it;
+  it is exported says nothing about whether people ask for it; so is each UPPER_CASE
+  constant of a public class that stands after the class's attribute block (``Class.NAME``:
+  an enum's members written after its methods), which the class's own chunk does not hold;
 - module level includes the branches of a module-level ``if`` or ``try`` (a definition per
   Python version or platform, a fallback when an import fails), but not the body of
   ``if __name__ == "__main__"`` or ``if TYPE_CHECKING``, which no importer runs (their
@@ -35,7 +37,8 @@ from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_gener
 _CONSTANT = re.compile(r"_?[A-Z][A-Z0-9_]*")
 _PYTHON_LINE_END = re.compile(rb"\r\n|\r|\n")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_CLASS_ATTRIBUTES = (ast.Assign, ast.AnnAssign, ast.Expr, ast.Pass)
+_ASSIGNMENTS = (ast.Assign, ast.AnnAssign)
+_CLASS_ATTRIBUTES = (*_ASSIGNMENTS, ast.Expr, ast.Pass)
 
 
 def chunk_python(path: str, data: bytes) -> list[Chunk]:
@@ -153,17 +156,25 @@ class _Walker:
             for child in node.body:
                 if isinstance(child, (*_FUNCTIONS, ast.ClassDef)):
                     yield from self.definition(child, names)
+                # A constant past the attribute block the class chunk holds: an enum's
+                # members after its methods (httpx's ``codes.NOT_FOUND``), a limit.
+                elif isinstance(child, _ASSIGNMENTS) and self.line(child.lineno) > last:
+                    yield from self.constant(child, names)
 
-    def constant(self, node: ast.Assign | ast.AnnAssign) -> Iterator[Symbol]:
+    def constant(
+        self, node: ast.Assign | ast.AnnAssign, owners: tuple[str, ...] = ()
+    ) -> Iterator[Symbol]:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if len(targets) != 1 or not isinstance(targets[0], ast.Name):
             return
         name = targets[0].id
         if not _CONSTANT.fullmatch(name) or (isinstance(node, ast.AnnAssign) and not node.value):
             return
+        names = (*owners, name)
+        symbol = ".".join(names)
         first = self.comments_above(self.line(node.lineno))
         last = self.line(node.end_lineno or node.lineno)
-        yield Symbol(name, name, (name,), first, last, (name,), exported=_public(name))
+        yield Symbol(symbol, symbol, (symbol,), first, last, names, exported=_public(name))
 
     def comments_above(self, line: int) -> int:
         """The first of the ``#`` comment lines directly above ``line`` (no blank between)."""
