@@ -174,6 +174,19 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "which status code is not found" --retrieval-only --json`
     Then passage 1 is symbol "codes.NOT_FOUND" of "web/status.py", kind "code", lines 7 to 8
 
+  Scenario: The docs written above a Rust module whose items follow in braces are indexed
+    Given a git repository "matcher" holding "src/lib.rs":
+      """
+      /// Match regular expressions on raw bytes that need not be valid text.
+      #[cfg(feature = "std")]
+      pub mod bytes {
+          pub use crate::engine::Regex;
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "match regular expressions on raw bytes" --retrieval-only --json`
+    Then passage 1 is symbol "module bytes" of "matcher/src/lib.rs", kind "code", lines 1 to 3
+
   Scenario: A syntax error inside a function body costs no declaration
     When I run `python -m bot.cli ask "Deserializer.deserialize_exact" --retrieval-only --json`
     Then passage 1 is symbol "Deserializer.deserialize_exact" of "codec/src/de.rs", kind "code", lines 3 to 4

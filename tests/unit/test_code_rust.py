@@ -168,6 +168,30 @@ def test_inline_modules_have_their_docs_and_items():
     assert symbols["help"].heading_path == ("module inner", "help")
 
 
+def test_an_inline_module_keeps_the_docs_written_above_it():
+    source = b"""/*!
+Searching text.
+*/
+
+/**
+Match regular expressions on arbitrary bytes.
+
+This module provides a nearly identical API to the one found in the top-level of this crate.
+*/
+#[cfg(feature = "std")]
+pub mod bytes {
+    /// A compiled regular expression for searching bytes.
+    pub struct Regex;
+}
+"""
+    symbols = by_symbol(source, "src/lib.rs")
+    module = symbols["module bytes"]
+    assert module.text.startswith("/**\nMatch regular expressions on arbitrary bytes.")
+    assert module.text.endswith('#[cfg(feature = "std")]\npub mod bytes {')
+    assert (module.start_line, module.end_line) == (5, 11)
+    assert symbols["Regex"].heading_path == ("module bytes", "Regex")
+
+
 def test_an_exported_macro_keeps_its_docs_and_first_line():
     chunk = by_symbol(LIB)["widget"]
     assert chunk.text == "/// Make a widget quickly.\n#[macro_export]\nmacro_rules! widget {"

@@ -3,7 +3,8 @@
 Rules, the Go ones carried over to Rust's conventions:
 
 - the ``//!`` docs opening a file (or an inline ``mod``) are a chunk titled ``crate <name>``
-  for a crate root, ``module <name>`` otherwise;
+  for a crate root, ``module <name>`` otherwise; the docs written above a ``pub mod``, inline
+  or not, are a chunk ``module <name>`` ending on its ``mod`` line;
 - each ``pub`` item is a chunk holding its ``///`` docs and attributes and its signature,
   never a function body: functions up to the line their body opens on; structs, enums,
   unions and type aliases whole (their fields and variants are the declaration); traits up
@@ -164,15 +165,16 @@ def _item(
     elif kind == "mod_item" and not scope.owner:
         if "cfg(test)" in _attributes(scope.items, index, lines).replace(" ", ""):
             return
-        name = text_of(item.child_by_field_name("name"))
-        body = item.child_by_field_name("body")
-        if body is not None:
-            module = f"module {name}"
-            pending.append(_Scope(body.children, module, (*scope.path, module)))
-        elif _public(item) and doc_start(scope.items, index, lines, _attaches) < lines.line_of(
+        module = f"module {text_of(item.child_by_field_name('name'))}"
+        # The docs above ``pub mod x;`` or ``pub mod x {`` (regex documents ``bytes`` so);
+        # an inline module's ``//!`` docs, if it has them, are its scope's own chunk.
+        if _public(item) and doc_start(scope.items, index, lines, _attaches) < lines.line_of(
             item.start_byte
         ):
-            yield _symbol(scope, index, item, lines, _last_line(item, lines), f"module {name}")
+            yield _symbol(scope, index, item, lines, _signature_end(item, lines), module)
+        body = item.child_by_field_name("body")
+        if body is not None:
+            pending.append(_Scope(body.children, module, (*scope.path, module)))
     elif kind == "macro_definition" and "macro_export" in _attributes(scope.items, index, lines):
         yield _symbol(scope, index, item, lines, lines.line_of(item.start_byte))
     elif kind == "macro_invocation" and not scope.owner:
