@@ -16,6 +16,7 @@ from bot.engine import Retrieval, SourceStatus
 from bot.index.catalog import SourceState
 from bot.index.retriever import Result
 from bot.refresh import RefreshReport
+from bot.unseen import UNSEEN_CLASS, escaped, visible
 
 NO_MODEL_NOTICE = (
     'No model is configured (answer.provider = "none"), so these are the passages an '
@@ -24,23 +25,17 @@ NO_MODEL_NOTICE = (
 )
 
 
-# Marks and overrides that change the order in which the characters after them are shown:
-# a name or heading holding one can make the terminal show something other than the text
-# (the "Trojan Source" trick), so they are shown as escapes as control characters are.
-_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_CONTROL = re.compile(rf"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
-
-
 def terminal_safe(text: str) -> str:
     r"""``text`` that cannot drive a terminal, for the human-readable output.
 
     Indexed text, headings, paths and answers come from repositories and models, not from
     the person at the terminal: an escape sequence in them could retitle the window, hide
     text or rewrite what was printed, and a direction override could reorder what is read.
-    Every control character but newline and tab, and every direction control, is shown as
-    an escape such as ``\x1b`` or ``\u202e`` instead, and a CRLF line end is just a line end.
+    Every character that would act unseen (``bot.unseen``: control characters but newline and
+    tab, direction controls, invisible formatting) is shown as an escape such as ``\x1b`` or
+    ``\u202e`` instead, as Discord shows it, and a CRLF line end is just a line end.
     """
-    return _CONTROL.sub(lambda m: "\n" if m[0] == "\r\n" else _escaped(m[0]), text)
+    return visible(text)
 
 
 _LINE_BREAK = re.compile(r"[\n\r]")
@@ -52,7 +47,7 @@ def one_line(text: str) -> str:
     A log line is read as starting at a line break, so a line break in a name or path from a
     repository would make what follows it read as a log line of its own, one nobody logged.
     """
-    return _LINE_BREAK.sub(lambda m: _escaped(m[0]), text)
+    return _LINE_BREAK.sub(lambda m: escaped(m[0]), text)
 
 
 class TerminalSafeLog(logging.Formatter):
@@ -74,12 +69,7 @@ class TerminalSafeLog(logging.Formatter):
         return terminal_safe(super().format(record))
 
 
-def _escaped(char: str) -> str:
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-_RAW_IN_JSON = re.compile(rf"[\x7f-\x9f{_BIDI}]")
+_RAW_IN_JSON = re.compile(rf"[{UNSEEN_CLASS}]")
 
 
 def json_text(data: Any) -> str:
@@ -87,10 +77,13 @@ def json_text(data: Any) -> str:
 
     ``json.dumps`` escapes C0 controls but leaves DEL, the C1 controls and the direction
     controls as they are, and some terminals obey C1 controls. They can only stand inside
-    JSON strings, where a ``\u`` escape reads back as the same character.
+    JSON strings, where a ``\u`` escape reads back as the same character; the other characters
+    that would act unseen (``bot.unseen``) are escaped there too.
     """
     dumped = json.dumps(data, ensure_ascii=False, indent=2)
-    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", dumped)
+    # json.dumps with its ASCII escaping writes one as JSON reads it back: past U+FFFF, as a
+    # surrogate pair.
+    return _RAW_IN_JSON.sub(lambda m: json.dumps(m[0])[1:-1], dumped)
 
 
 def passage_json(rank: int, result: Result) -> dict[str, Any]:

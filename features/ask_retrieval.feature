@@ -217,6 +217,14 @@ Feature: Asking for the passages that answer a question
     And no control character reaches the terminal
     And the output says "Reversing \u202etrick\u202c"
 
+  Scenario: Hidden text in the documentation is shown as escapes, as Discord shows it
+    Given a git repository "tricks" whose "docs/trick.md" has a heading carrying hidden text
+    And the index has been built
+    When I run `python -m bot.cli ask "what does the trick do?" --retrieval-only`
+    Then the exit code is 0
+    And no control character reaches the terminal
+    And the output says "Hidden\u2060note \U000e0041\U000e0042"
+
   Scenario: The log shows a repository's escapes and direction overrides, never sends them
     Given a git repository whose name reverses part of it and retitles the terminal
     When I run `python -m bot.cli -v index build` as a process of its own

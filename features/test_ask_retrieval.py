@@ -11,11 +11,16 @@ TRICK_HEADING = "Tuning trick \x1b]0;pwned\x07"  # sets the terminal's title
 TRICK_TEXT = "The trick makes \x1b[8mhidden\x1b[0m text.\x9b2J"  # concealed, then a C1 clear
 # A heading and a repository name that a direction override would show partly reversed.
 REVERSED_HEADING = "Reversing \u202etrick\u202c"
+# A word joiner, and tag characters: text no reader sees, which a model would read.
+HIDDEN_HEADING = "Hidden\u2060note \U000e0041\U000e0042"
 REVERSED_NAME = "tricks\u2067\u202eexe.\u202c\u2069\x1b]0;pwned\x07"
 # What a line break in a repository's name would make read as a log line of its own.
 FORGED = "WARNING bot.refresh: forged"
 # Control characters, and the marks and overrides that reorder the text after them.
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+    r"\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
 
 
 @then(parsers.parse('passage {rank:d} is "{heading}" from "{path}"'))
@@ -50,6 +55,11 @@ def tricky_repository(world: World, repo: str, path: str) -> None:
 @given(parsers.parse('a git repository "{repo}" whose "{path}" has a heading reversed in part'))
 def reversing_repository(world: World, repo: str, path: str) -> None:
     make_repo(world.estate / repo, {path: f"# Tricks\n\n## {REVERSED_HEADING}\n\n{TRICK_TEXT}\n"})
+
+
+@given(parsers.parse('a git repository "{repo}" whose "{path}" has a heading carrying hidden text'))
+def hiding_repository(world: World, repo: str, path: str) -> None:
+    make_repo(world.estate / repo, {path: f"# Tricks\n\n## {HIDDEN_HEADING}\n\n{TRICK_TEXT}\n"})
 
 
 @given("a git repository whose name reverses part of it and retitles the terminal")

@@ -29,7 +29,6 @@ from bot.discord_format.message import (
     safe_url,
     shorten,
     shorten_markdown,
-    visible,
 )
 from bot.errors import (
     Busy,
@@ -42,6 +41,7 @@ from bot.errors import (
 from bot.index.retriever import Result
 from bot.ratelimit import whole_seconds
 from bot.render import age_text
+from bot.unseen import visible
 
 FEEDBACK_PREFIX = "fb:"
 SOURCES_BUDGET = 1800  # the most the citation list may take before the answer is measured

@@ -24,11 +24,11 @@ from bot.discord_format.message import (
     link,
     safe_url,
     shorten,
-    visible,
 )
 from bot.engine import SourceStatus
 from bot.index.catalog import SourceState
 from bot.render import age_text
+from bot.unseen import visible
 
 SOURCES_PREFIX = "src:page:"
 PAGE_SIZE = 10

@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.unseen import UNSEEN_CLASS, visible
+
 CONTENT_LIMIT = 2000
 EMBED_TITLE_LIMIT = 256
 EMBED_DESCRIPTION_LIMIT = 4096
@@ -105,45 +107,6 @@ def _problems(reply: Reply) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # Untrusted text
 
-# Characters that change what is read without being seen: control characters, the direction
-# marks, embeddings, overrides and isolates (the "Trojan Source" trick: a passage holding one
-# can make a message read differently from what it says), and invisible formatting that can
-# carry hidden text (word joiners, tag characters, interlinear annotations). Tag characters
-# also spell out a subdivision flag after a black flag, an emoji that stays as it is; the
-# joiners of other emoji sequences (U+200D) and the zero-width non-joiner scripts need
-# (U+200C) are not among them.
-_UNSEEN = re.compile(
-    "\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
-    "|\r\n"
-    "|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2060-\u2064"
-    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
-)
-
-
-def _shown(match: re.Match[str]) -> str:
-    found = match[0]
-    if found == "\r\n":
-        return "\n"
-    if len(found) > 1:  # a subdivision flag, shown as the emoji it is
-        return found
-    code = ord(found)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def visible(text: str) -> str:
-    r"""``text`` with every character that would act unseen shown as an escape instead.
-
-    Such a character (``\u202e``, ``\x1b``) is written out as the terminal output writes
-    it, so a reader sees that it is there and reads the text in the order it is stored.
-    Newline and tab stay, a CRLF line end is just a line end, and all other text (accents,
-    scripts, emoji) is left as it is. The helpers below apply it to untrusted text before
-    they escape or measure it, so no reply shows such a character.
-    """
-    return _UNSEEN.sub(_shown, text)
-
-
 _MARKDOWN = re.compile(r"([\\*_~`|\[\]()<>#:-])")
 _MENTION = re.compile(r"@(?=everyone|here)|(?<=<)@")
 
@@ -176,7 +139,7 @@ def safe_url(url: str) -> str:
     if not re.match(r"https?://", url):
         return ""
     return re.sub(
-        r"[\s()<>]|" + _UNSEEN.pattern,
+        rf"[\s()<>{UNSEEN_CLASS}]",
         lambda m: "".join(f"%{b:02X}" for b in m.group().encode()),
         url,
     )

@@ -38,12 +38,12 @@ from bot.discord_format.message import (
     escape_markdown,
     fit_lines,
     shorten_markdown,
-    visible,
 )
 from bot.engine import SourceStatus
 from bot.errors import EmptyIndexError, ProviderError, ShuttingDown, StoreError, UsageError
 from bot.index.catalog import SourceState
 from bot.index.retriever import Result
+from bot.unseen import visible
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 CITATION_LINE = re.compile(r"\*\*\[(\d+)\]\*\* (\[.+\]\(https?://[^\s()<>]+\)|.+ \(.+\))")

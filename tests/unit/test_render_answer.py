@@ -97,8 +97,18 @@ def test_times_in_the_future_or_missing_read_sensibly():
     assert not render.when_text("2999-01-01T00:00:00+00:00").startswith("-")
 
 
-# Control characters, and the marks and overrides that reorder the text after them.
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Control characters, the marks and overrides that reorder the text after them, and invisible
+# formatting that can carry hidden text; tag characters count but inside a subdivision flag.
+_CHARACTER = (
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+    r"\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+
+
+def unseen(text):
+    """Whether ``text`` holds a character that would act unseen."""
+    return re.search(_CHARACTER, _FLAG.sub("", text)) is not None
 
 
 def test_control_characters_are_shown_as_escapes_and_line_ends_kept():
@@ -113,11 +123,19 @@ def test_direction_controls_are_shown_as_escapes_so_nothing_is_reordered():
     assert shown == "api\\u202e\\u2066lmth.exe\\u2069\\u202c \\u200e\\u200f\\u061c\\u202a\\u202b"
 
 
-@given(st.text() | st.lists(st.sampled_from("a\x1b\u202e\u2067\u200f")).map("".join))
+def test_invisible_formatting_is_shown_as_escapes_as_in_discord_and_flags_are_kept():
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    shown = render.terminal_safe(f"a\u2060b\ufeffc\U000e0041d\ufff9 {scotland} \u200d")
+    assert shown == f"a\\u2060b\\ufeffc\\U000e0041d\\ufff9 {scotland} \u200d"
+
+
+@given(
+    st.text() | st.lists(st.sampled_from("a\x1b\u202e\u2067\u200f\u2060\U000e0041")).map("".join)
+)
 def test_no_control_character_but_newline_and_tab_reaches_the_terminal(text):
     shown = render.terminal_safe(text)
-    assert not CONTROL.search(shown)
-    if not CONTROL.search(text):
+    assert not unseen(shown)
+    if not unseen(text):
         assert shown == text
 
 
@@ -135,23 +153,23 @@ def test_a_log_message_is_one_line_and_a_traceback_keeps_its_lines():
     assert lines[0] == "ERROR bot.refresh: refresh of a\\x0ab\\x0d\\x0ac\\x0dd failed"
     assert lines[1] == "Traceback (most recent call last):"
     assert lines[-2:] == ["ValueError: the repository", "broke"]
-    assert not CONTROL.search(shown)
+    assert not unseen(shown)
 
 
 @given(st.text())
 def test_a_log_message_never_holds_a_line_break(text):
     record = logging.LogRecord("bot", logging.INFO, __file__, 1, text, None, None)
     shown = render.TerminalSafeLog("%(message)s").format(record)
-    assert "\n" not in shown and "\r" not in shown and not CONTROL.search(shown)
+    assert "\n" not in shown and "\r" not in shown and not unseen(shown)
 
 
 @given(
     st.recursive(
-        st.text() | st.integers() | st.just("\u202e\u2066") | st.none(),
+        st.text() | st.integers() | st.just("\u202e\u2066\u2060\U000e0041") | st.none(),
         lambda inner: st.lists(inner),
     )
 )
 def test_json_output_holds_no_control_character_and_reads_back_unchanged(data):
     dumped = render.json_text({"key\x9b": data})
-    assert not CONTROL.search(dumped.replace("\n", " "))
+    assert not unseen(dumped.replace("\n", " "))
     assert json.loads(dumped) == {"key\x9b": data}
