@@ -174,6 +174,24 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "which status code is not found" --retrieval-only --json`
     Then passage 1 is symbol "codes.NOT_FOUND" of "web/status.py", kind "code", lines 7 to 8
 
+  Scenario: A Python method defined per Python version inside its class is indexed
+    Given a git repository "frames" holding "reader.py":
+      """
+      import sys
+
+
+      class Reader:
+          if sys.version_info >= (3, 8):
+              def peek(self, size=1, /):
+                  \"\"\"Look at the next bytes of the frame without consuming them.\"\"\"
+          else:
+              def peek(self, size=1):
+                  \"\"\"Look at the next bytes without consuming them.\"\"\"
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "look at the next bytes of the frame without consuming them" --retrieval-only --json`
+    Then passage 1 is symbol "Reader.peek" of "frames/reader.py", kind "code", lines 6 to 7
+
   Scenario: The docs written above a Rust module whose items follow in braces are indexed
     Given a git repository "matcher" holding "src/lib.rs":
       """

@@ -216,12 +216,16 @@ def python_program(draw):
             doc = [b"    " + draw(quoted)] if draw(st.booleans()) else []
             item = [*deco, b"async def " + name + b"(", b"    a,", b"):", *doc, *body]
         elif kind == "class":
+            # A method may sit in a branch of the class body, which is walked as module level is.
+            branch = [b"    if sys.version_info >= (3, 8):"] if draw(st.booleans()) else []
+            indent = b"    " * (len(branch) + 1)
             item = [
                 b"class " + name + b":",
                 b"    " + draw(quoted),
                 b"    X: int = 1",
-                b"    def m(self):",
-                *[b"    " + line for line in body],
+                *branch,
+                indent + b"def m(self):",
+                *[indent + line for line in body],
             ]
         else:
             item = [name.upper() + b" = " + draw(quoted)]

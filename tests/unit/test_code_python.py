@@ -284,3 +284,50 @@ class codes(IntEnum):
     assert (not_found.start_line, not_found.end_line) == (10, 11)
     assert not_found.terms == "not found"
     assert found["codes._TEAPOT"].weight < not_found.weight
+
+
+# A class body's `if` and `try` branches are walked as module level's are: a method per Python
+# version, a fallback when an import fails. A name defined in several branches is a passage
+# per branch, each citing its own lines; a function's body is never walked.
+def test_class_branches_are_walked_but_not_function_bodies():
+    source = b'''import sys
+
+
+class Reader:
+    """Reads frames."""
+
+    if sys.version_info >= (3, 8):
+        def read(self, size=-1, /):
+            """Read up to size bytes."""
+    else:
+        def read(self, size=-1):
+            """Read up to size bytes (old Pythons)."""
+    try:
+        from _frames import BUFFER_SIZE
+    except ImportError:
+        BUFFER_SIZE = 8192
+    if TYPE_CHECKING:
+        def typed(self):
+            """For type checkers only."""
+
+    def close(self):
+        if sys.platform == "win32":
+            def release():
+                """Inside a body: not API."""
+
+
+def outer():
+    if sys.platform == "win32":
+        def inner():
+            """Inside a body: not API."""
+'''
+    chunks = chunk_code("frames.py", source)
+    assert_honest(source, chunks)
+    assert spans(chunks) == [
+        ("Reader", 4, 5),
+        ("Reader.read", 8, 9),
+        ("Reader.read", 11, 12),
+        ("Reader.BUFFER_SIZE", 16, 16),
+        ("Reader.close", 21, 21),
+        ("outer", 27, 27),
+    ]

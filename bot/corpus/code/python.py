@@ -13,10 +13,11 @@ Rules, the Go ones carried over to Python's conventions:
   it is exported says nothing about whether people ask for it; so is each UPPER_CASE
   constant of a public class that stands after the class's attribute block (``Class.NAME``:
   an enum's members written after its methods), which the class's own chunk does not hold;
-- module level includes the branches of a module-level ``if`` or ``try`` (a definition per
-  Python version or platform, a fallback when an import fails), but not the body of
-  ``if __name__ == "__main__"`` or ``if TYPE_CHECKING``, which no importer runs (their
-  ``else`` branches are what an importer runs, so those are included);
+- module level and a class body include the branches of their ``if`` and ``try`` statements
+  (a definition per Python version or platform, a fallback when an import fails), but not the
+  body of ``if __name__ == "__main__"`` or ``if TYPE_CHECKING``, which no importer runs (their
+  ``else`` branches are what an importer runs, so those are included); a name defined in
+  several branches is a chunk per branch;
 - a file whose leading comments say it was generated is skipped.
 
 ``ast`` numbers lines as Python reads them (a lone carriage return also ends a line);
@@ -126,18 +127,11 @@ class _Walker:
         if doc is not None:
             first, last = self.line(doc.lineno), self.line(doc.end_lineno or doc.lineno)
             yield Symbol(self.title, self.title, (self.title,), first, last)
-        pending = list(reversed(tree.body))
-        while pending:  # a stack, not recursion: branches can nest deeper than Python can
-            node = pending.pop()
+        for node in _imported_statements(tree.body):
             if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
                 yield from self.definition(node, ())
-            elif isinstance(node, ast.Assign | ast.AnnAssign):
+            elif isinstance(node, _ASSIGNMENTS):
                 yield from self.constant(node)
-            elif isinstance(node, ast.If):
-                pending.extend(reversed(_imported_branches(node)))
-            elif isinstance(node, ast.Try | ast.TryStar):
-                branches = [*node.body, *(s for h in node.handlers for s in h.body)]
-                pending.extend(reversed([*branches, *node.orelse, *node.finalbody]))
 
     def definition(
         self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, owners: tuple[str, ...]
@@ -153,7 +147,7 @@ class _Walker:
             last = max(last, self.attributes_end(node, doc))
         yield Symbol(symbol, symbol, (symbol,), first, last, names)
         if isinstance(node, ast.ClassDef):
-            for child in node.body:
+            for child in _imported_statements(node.body):
                 if isinstance(child, (*_FUNCTIONS, ast.ClassDef)):
                     yield from self.definition(child, names)
                 # A constant past the attribute block the class chunk holds: an enum's
@@ -215,8 +209,29 @@ class _Walker:
         return not text or text.startswith(b"#")
 
 
+def _imported_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """A module's or class's statements in order, each ``if`` and ``try`` replaced by its branches.
+
+    Importing the module runs those branches, so what they define is API like the rest. Both
+    branches may define the same name (one ``def`` per Python version, a fallback when an
+    import fails); each is kept, as a passage of that symbol citing its own lines, since
+    which one runs depends on the machine, and their docstrings often differ. Function
+    bodies are never entered: what a function defines is not API.
+    """
+    pending = list(reversed(body))
+    while pending:  # a stack, not recursion: branches can nest deeper than Python can
+        node = pending.pop()
+        if isinstance(node, ast.If):
+            pending.extend(reversed(_imported_branches(node)))
+        elif isinstance(node, ast.Try | ast.TryStar):
+            branches = [*node.body, *(s for h in node.handlers for s in h.body)]
+            pending.extend(reversed([*branches, *node.orelse, *node.finalbody]))
+        else:
+            yield node
+
+
 def _imported_branches(node: ast.If) -> list[ast.stmt]:
-    """The statements of a module-level ``if`` that importing the module may run.
+    """The statements of an ``if`` at module or class level that importing the module may run.
 
     Both branches, unless the test is ``TYPE_CHECKING`` (true only for type checkers) or
     ``__name__ == "__main__"`` (true only when run as a script), or the negation of one:
