@@ -205,6 +205,21 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "match regular expressions on raw bytes" --retrieval-only --json`
     Then passage 1 is symbol "module bytes" of "matcher/src/lib.rs", kind "code", lines 1 to 3
 
+  Scenario: A Rust item hidden from the crate's documentation is not indexed
+    Given a git repository "derive" holding "src/lib.rs":
+      """
+      /// Serialize a value into the format.
+      pub fn serialize() {}
+
+      /// Serialize a value for the derive macro; not part of the API.
+      #[doc(hidden)]
+      pub fn __serialize_for_derive() {}
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "serialize a value for the derive macro" --retrieval-only --json`
+    Then passage 1 is symbol "serialize" of "derive/src/lib.rs", kind "code", lines 1 to 2
+    And no passage contains "__serialize_for_derive"
+
   Scenario: A syntax error inside a function body costs no declaration
     When I run `python -m bot.cli ask "Deserializer.deserialize_exact" --retrieval-only --json`
     Then passage 1 is symbol "Deserializer.deserialize_exact" of "codec/src/de.rs", kind "code", lines 3 to 4

@@ -69,6 +69,8 @@ FRAGMENTS = {
         "//! Crate doc.\n",
         "/// Item doc.\n",
         "#[derive(Debug)]\n",
+        "#[doc(hidden)]\n",
+        "#![doc(hidden)]\n",
         "pub struct S {\n",
         "}\n",
         "pub fn f() -> u8 {\n",
@@ -263,7 +265,8 @@ def rust_program(draw):
                 b"    pub fn f() {}",
                 b"}",
             ]
-        out += [b"", *doc, *item]
+        hidden = [b"#[doc(hidden)]"] if draw(st.booleans()) else []  # rustdoc's, and ours
+        out += [b"", *doc, *hidden, *item]
     return draw(START) + nl.join(out) + nl
 
 

@@ -298,3 +298,70 @@ def test_a_macro_body_that_is_not_items_is_left_alone():
     source = b"bitflags! {\n    pub struct Flags: u32 {\n        const A = 1;\n    }\n}\n"
     assert chunk_code("src/flags.rs", source) == []
     assert chunk_code("src/calls.rs", b"register!(pub fn f() {});\nempty! {}\n") == []
+
+
+# rustdoc leaves out what #[doc(hidden)] marks, and all a hidden module, trait or impl holds;
+# so does the index. Other doc attributes, and doc(hidden) under a condition, hide nothing.
+def test_what_doc_hidden_hides_from_rustdoc_is_not_indexed():
+    source = b"""/// Shown.
+pub fn shown() {}
+
+/// Hidden helper for the derive macro.
+#[doc(hidden)]
+pub fn helper() {}
+
+#[doc(hidden, alias = "x")]
+pub const LIMIT: u8 = 1;
+
+#[doc(hidden)]
+pub mod __private {
+    //! Not public API.
+
+    pub fn private_helper() {}
+}
+
+pub mod visible {
+    #![doc(hidden)]
+    //! Hidden from inside.
+
+    pub fn also_hidden() {}
+}
+
+#[doc(hidden)]
+impl Shown {
+    pub fn hidden_method(&self) {}
+}
+
+/// A trait.
+pub trait Frob {
+    #[doc(hidden)]
+    fn __internal(&self);
+
+    /// Frobnicate.
+    fn frob(&self);
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __helper {
+    () => {};
+}
+
+#[doc = "A struct documented by attribute."]
+pub struct Shown;
+
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub fn on_std() {}
+"""
+    assert list(by_symbol(source, "src/lib.rs")) == [
+        "shown",
+        "Frob",
+        "Frob.frob",
+        "Shown",
+        "on_std",
+    ]
+
+
+def test_a_file_hidden_from_its_top_has_nothing_indexed():
+    source = b"#![doc(hidden)]\n//! Internals.\n\n/// Helper.\npub fn helper() {}\n"
+    assert chunk_code("src/private.rs", source) == []

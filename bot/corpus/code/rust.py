@@ -13,7 +13,10 @@ Rules, the Go ones carried over to Rust's conventions:
   left out (their documentation is the trait's);
 - every ``const``, public or not, and every ``pub static`` is a chunk holding its value (a
   ``const`` without ``pub`` ranks at half weight, as private constants do in Go and Python);
-- ``#[cfg(test)]`` modules and files whose header says they were generated are skipped.
+- ``#[cfg(test)]`` modules and files whose header says they were generated are skipped, and
+  so is whatever ``#[doc(hidden)]`` hides from rustdoc: the item, and all a hidden module,
+  trait or impl holds (a module hidden by ``#![doc(hidden)]`` at its top too); a file cannot
+  tell that the ``mod`` naming it elsewhere is hidden, so such a file is still chunked.
 """
 
 from __future__ import annotations
@@ -94,15 +97,31 @@ def _public(item: Node) -> bool:
     return any(c.type == "visibility_modifier" and text_of(c) == "pub" for c in item.children)
 
 
-def _attributes(items: Sequence[Node], index: int, lines: SourceLines) -> str:
+def _attribute_items(items: Sequence[Node], index: int, lines: SourceLines) -> list[Node]:
+    """The outer attributes written directly above ``items[index]``, among its docs."""
     first = doc_start(items, index, lines, _attaches)
     out = []
     j = index - 1
     while j >= 0 and lines.line_of(items[j].start_byte) >= first:
         if items[j].type == "attribute_item":
-            out.append(text_of(items[j]))
+            out.append(items[j])
         j -= 1
-    return " ".join(out)
+    return out
+
+
+def _attributes(items: Sequence[Node], index: int, lines: SourceLines) -> str:
+    return " ".join(text_of(a) for a in _attribute_items(items, index, lines))
+
+
+def _hides(attribute_item: Node) -> bool:
+    """``#[doc(hidden)]`` or ``#![doc(hidden)]``, alone or among other ``doc`` arguments."""
+    attribute = next((c for c in attribute_item.children if c.type == "attribute"), None)
+    if attribute is None or attribute.child_count == 0 or text_of(attribute.child(0)) != "doc":
+        return False
+    arguments = attribute.child_by_field_name("arguments")
+    if arguments is None:
+        return False
+    return any(c.type == "identifier" and text_of(c) == "hidden" for c in arguments.children)
 
 
 def _module_docs(items: Sequence[Node]) -> list[Node]:
@@ -126,6 +145,9 @@ def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
     pending = [file_scope]
     while pending:
         scope = pending.pop()
+        # ``#![doc(hidden)]`` hides the module it opens, everything in it included.
+        if any(i.type == "inner_attribute_item" and _hides(i) for i in scope.items):
+            continue
         docs = _module_docs(scope.items)
         if docs and not scope.owner and not scope.in_macro:
             title = scope.title
@@ -140,6 +162,10 @@ def _item(
     scope: _Scope, index: int, item: Node, lines: SourceLines, pending: list[_Scope]
 ) -> Iterator[Symbol]:
     kind = item.type
+    # rustdoc leaves a ``#[doc(hidden)]`` item out of the API (anyhow's ``__private`` module,
+    # a macro's helpers), and with it a hidden module's, trait's or impl's items.
+    if any(_hides(a) for a in _attribute_items(scope.items, index, lines)):
+        return
     if kind in ("function_item", "function_signature_item"):
         if scope.in_trait or _public(item):
             yield _symbol(scope, index, item, lines, _signature_end(item, lines))
