@@ -72,6 +72,12 @@ def chunk_rust(path: str, data: bytes) -> list[Chunk]:
 
 
 def _file_title(path: str) -> str:
+    """``crate x`` for ``x/src/lib.rs``; plain ``crate`` for a crate at the repository root.
+
+    The crate's own name is in ``Cargo.toml``, another file: a file's chunks are reused for
+    as long as its bytes are unchanged (the indexer's fingerprint), so they may depend on
+    nothing but those bytes and the path.
+    """
     parts = path.split("/")
     stem = parts[-1].rsplit(".", 1)[0]
     if stem in ("lib", "main") and len(parts) >= 3 and parts[-2] == "src":
