@@ -85,6 +85,13 @@ Feature: Asking in Discord
     And the reply says "**widgets** — admitted by"
     And the reply says "**drafts** — rejected by excluded"
 
+  Scenario: /sources shortens a very long repository name and keeps it bold
+    Given the index knows a repository whose name is "long-" 80 times
+    When someone runs /sources
+    Then the reply says "**long\-long\-long\-"
+    And every name the list shows is bold, and the bold closes
+    And the reply says "…** — rejected by excluded"
+
   Scenario: A /sources page button that is out of date says so and what to do
     When someone runs /sources
     And someone presses a page button whose id reads "src:page:-1"

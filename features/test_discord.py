@@ -234,6 +234,25 @@ def long_last_error(chat: Chat, request: pytest.FixtureRequest, name: str, size:
     request.addfinalizer(lambda: chat.bot.run(record(None)))
 
 
+@given(parsers.parse('the index knows a repository whose name is "{part}" {times:d} times'))
+def long_named_source(chat: Chat, request: pytest.FixtureRequest, part: str, times: int) -> None:
+    # A directory or project path can be this long; the shared bot forgets it afterwards.
+    store = chat.bot.engine.store
+    name = part * times
+
+    async def change(sql: str) -> None:
+        async with store.write() as conn:
+            await conn.execute(sql, (name,))
+
+    chat.bot.run(
+        change(
+            "INSERT INTO sources (name, origin, location, verdict, clause, detail) "
+            "VALUES (?, 'local', '/srv/estate', 'rejected', 'excluded', 'sources.exclude')"
+        )
+    )
+    request.addfinalizer(lambda: chat.bot.run(change("DELETE FROM sources WHERE name = ?")))
+
+
 @given("a refresh is writing to the index")
 def refresh_writing(chat: Chat) -> None:
     chat.refresh = HeldWrite(chat.bot)
@@ -307,6 +326,13 @@ def no_direction_control(chat: Chat) -> None:
 @then(parsers.parse('the reply says "{text}"'))
 def reply_says(chat: Chat, text: str) -> None:
     assert text in chat.reply.text, chat.reply.text
+
+
+@then("every name the list shows is bold, and the bold closes")
+def names_bold_and_closed(chat: Chat) -> None:
+    for line in chat.reply.embeds[0]["description"].splitlines():
+        markup = re.sub(r"\\.", "", line)  # escaped characters show as themselves
+        assert markup.startswith("**") and markup.count("*") == 4, line
 
 
 @then(parsers.parse('only the reader sees "{text}"'))

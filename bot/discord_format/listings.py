@@ -20,6 +20,7 @@ from bot.discord_format.message import (
     Reply,
     discord_len,
     escape_markdown,
+    escaped_within,
     fit_lines,
     link,
     safe_url,
@@ -33,6 +34,9 @@ from bot.unseen import visible
 SOURCES_PREFIX = "src:page:"
 PAGE_SIZE = 10
 ENTRY_LIMIT = 380  # one source's line; ten of them stay far inside an embed
+# A listed name, escaped: shortened on its own, the line's own cut falls after its bold markup
+# closes, and its verdict and clause keep the rest of the line.
+LISTED_NAME_LIMIT = 180
 # What one source's explanation shows of each long text, so that a long error is cut short
 # rather than left out of the embed whole, taking what follows it along.
 DETAIL_LIMIT = 500
@@ -87,8 +91,8 @@ def sources_reply(states: Sequence[SourceState], page: int = 1) -> Reply:
     shown = states[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     lines = [
         shorten(
-            f"**{escape_markdown(s.name)}** — {s.verdict} by {escape_markdown(s.clause)}: "
-            f"{escape_markdown(s.detail)}",
+            f"**{escaped_within(s.name, LISTED_NAME_LIMIT)}** — {s.verdict} by "
+            f"{escape_markdown(s.clause)}: {escape_markdown(s.detail)}",
             ENTRY_LIMIT,
         )
         for s in shown

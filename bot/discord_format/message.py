@@ -166,6 +166,27 @@ def shorten(text: str, limit: int, *, marker: str = "…") -> str:
     return cut.rstrip() + marker
 
 
+def escaped_within(text: str, limit: int) -> str:
+    r"""``text`` escaped as ``escape_markdown`` does, in at most ``limit`` characters.
+
+    The text is shortened before it is escaped, never after: a cut in escaped text can split an
+    escape, or the markup wrapped around it. Escaping can make text many times longer (an
+    unseen character becomes ``\u202e``), so the longest cut that still fits is searched
+    for. ``limit`` must leave room for the longest escape of one character.
+    """
+    whole = escape_markdown(text)
+    if discord_len(whole) <= limit:
+        return whole
+    fits, over = 1, limit + 1  # shortened to 1, the text is just the marker, which fits
+    while over - fits > 1:
+        mid = (fits + over) // 2
+        if discord_len(escape_markdown(shorten(text, mid))) <= limit:
+            fits = mid
+        else:
+            over = mid
+    return escape_markdown(shorten(text, fits))
+
+
 def fit_lines(
     lines: Sequence[str], budget: int, more: Callable[[int], str], sep: str = "\n"
 ) -> tuple[str, int]:

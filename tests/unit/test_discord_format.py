@@ -25,6 +25,7 @@ from bot.discord_format.answers import (
     rate_limited_reply,
 )
 from bot.discord_format.listings import (
+    LISTED_NAME_LIMIT,
     parse_sources_page_id,
     source_reply,
     sources_reply,
@@ -434,6 +435,35 @@ def test_sources_are_paged_ten_at_a_time_with_buttons_that_carry_the_page():
         "4 sources: 1 indexed, 2 rejected, 1 unresolved."
     )
     assert "No sources are known yet" in sources_reply([]).content
+
+
+odd_name = st.text(alphabet=st.sampled_from(list(_UNSEEN) + list("a -_*\\`|[]()<>#:/é日👍")))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    names=st.lists(
+        st.one_of(odd_name.filter(bool), st.text(st.sampled_from("a -\\*"), min_size=150)),
+        min_size=1,
+        max_size=12,
+    ),
+    detail=st.text(st.sampled_from("x /*"), max_size=400),
+)
+def test_every_listed_name_is_shortened_inside_balanced_bold_markup(names, detail):
+    reply = sources_reply([state(name, detail=detail) for name in names])
+    assert_within_limits(reply)
+    for line in reply.embeds[0].description.splitlines():
+        unescaped = re.sub(r"\\.", "", line)  # what is left acts as markup
+        assert unescaped.startswith("**") and unescaped.count("*") == 4, line
+        name = line[2 : line.index("** — ")]
+        assert discord_len(name) <= LISTED_NAME_LIMIT, line
+
+
+def test_a_long_listed_name_is_cut_before_it_is_escaped():
+    [line] = sources_reply([state("a-" * 200)]).embeds[0].description.splitlines()
+    assert line.startswith("**" + "a\\-" * 59 + "a…** — admitted by local: a repository")
+    [line] = sources_reply([state("\u202e" * 100)]).embeds[0].description.splitlines()
+    assert line.startswith("**" + "\\\\u202e" * 25 + "…** — admitted by local")
 
 
 def test_one_source_explained_and_an_unknown_one_gets_close_names():
