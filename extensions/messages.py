@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 import hikari
 import lightbulb
 
+from bot.discord_format.listings import unreadable_reply
 from bot.discord_format.message import Button, Reply
+from bot.errors import StoreError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -101,6 +103,18 @@ async def tell(ctx: lightbulb.Context, reply: Reply) -> None:
         )
         return
     await edit_original(ctx.interaction, reply)
+
+
+async def tell_unreadable(ctx: lightbulb.Context, doing: str, exc: StoreError) -> None:
+    """Tell only the person who ran the command that the index could not be read for ``doing``.
+
+    Logged as a warning with the engine's message, which names the file and says what the
+    operator can do; the person is told what to do from where they are.
+    """
+    reference = str(ctx.interaction.id)
+    command = ctx.command_data.qualified_name
+    log.warning("interaction %s: /%s not shown: %s", reference, command, exc)
+    await tell(ctx, unreadable_reply(doing, reference))
 
 
 async def defer_press(interaction: hikari.ComponentInteraction) -> None:

@@ -19,6 +19,7 @@ from bot.discord_format.listings import (
     stale_page_reply,
 )
 from bot.engine import Engine
+from bot.errors import StoreError
 from extensions import messages
 
 loader = lightbulb.Loader()
@@ -40,7 +41,12 @@ class Sources(
     async def invoke(self, ctx: lightbulb.Context, engine: Engine = lightbulb.di.INJECTED) -> None:
         """List the sources, or explain one."""
         await ctx.defer()
-        states = await engine.sources()
+        try:
+            states = await engine.sources()
+        except StoreError as exc:
+            doing = "explain that repository" if self.source else "list the sources"
+            await messages.tell_unreadable(ctx, doing, exc)
+            return
         if self.source:
             reply = source_reply(self.source, states, datetime.now(UTC))
         else:

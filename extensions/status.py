@@ -8,6 +8,7 @@ import lightbulb
 
 from bot.discord_format.listings import status_reply
 from bot.engine import Engine
+from bot.errors import StoreError
 from extensions import messages
 
 loader = lightbulb.Loader()
@@ -25,9 +26,13 @@ class Status(
     async def invoke(self, ctx: lightbulb.Context, engine: Engine = lightbulb.di.INJECTED) -> None:
         """Show the index's freshness and the answering provider."""
         await ctx.defer()
-        statuses = await engine.status()
+        try:
+            statuses = await engine.status()
+            unembedded = await engine.unembedded()
+        except StoreError as exc:
+            await messages.tell_unreadable(ctx, "show the index status", exc)
+            return
         config = engine.config
         model = config.answer_model if config.answer_provider != "none" else None
-        unembedded = await engine.unembedded()
         reply = status_reply(statuses, config.answer_provider, model, datetime.now(UTC), unembedded)
         await messages.edit_original(ctx.interaction, reply)

@@ -2,7 +2,9 @@ Feature: The index file under a running bot
   The bot keeps its index file open while it runs. Someone may delete or replace that file
   meanwhile, to start afresh. Whatever the bot saved after that would be lost at its next
   start, so it saves nothing more, tells the asker it cannot answer, and tells the operator to
-  restart it.
+  restart it. The file may also be damaged under it, as a disk fault damages it: then each
+  command tells the person who ran it what it could not do and what to do, and the log says
+  how to recover.
 
   Scenario: An index file deleted while the bot runs is not written to, and the log says to restart
     Given the bot is running with the widgets documentation indexed
@@ -11,3 +13,18 @@ Feature: The index file under a running bot
     Then only they see "the index could not be read"
     And the log says "was deleted or replaced"
     And the log says "Restart phpbotscout"
+
+  Scenario: /sources on a damaged index says it could not list them, and what to do
+    Given the bot is running with the widgets documentation indexed
+    When the index file is damaged
+    And someone runs /sources
+    Then only they see "I can't list the sources right now: the index could not be read."
+    And only they see "Try again in a minute; if it keeps happening, tell a moderator"
+    And the log says "run 'python -m bot.cli index build' to build a new one"
+
+  Scenario: /status on a damaged index says it could not show the status, and what to do
+    Given the bot is running with the widgets documentation indexed
+    When the index file is damaged
+    And someone runs /status
+    Then only they see "I can't show the index status right now: the index could not be read."
+    And only they see "Try again in a minute; if it keeps happening, tell a moderator"

@@ -11,7 +11,7 @@ from tests.gitrepo import commit
 from tests.midwrite import signal_mid_write
 from tests.migrating import open_as_another_migrates
 from tests.pipes import exited, start_cli
-from tests.searchindex import left_to_merge
+from tests.searchindex import damage, left_to_merge
 
 scenarios("index_build.feature")
 
@@ -40,15 +40,7 @@ def nothing_left_to_merge(world: World) -> None:
 
 @given("a page of the index's word search is overwritten with garbage")
 def damage_search_page(world: World) -> None:
-    path = world.root / "index.sqlite"
-    with closing(sqlite3.connect(path)) as conn:
-        [(root,)] = conn.execute(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'chunks_body_fts_data'"
-        )
-        [(page_size,)] = conn.execute("PRAGMA page_size")
-    with path.open("r+b") as f:
-        f.seek((root - 1) * page_size)
-        f.write(b"\xa5" * page_size)
+    damage(world.root / "index.sqlite", "chunks_body_fts_data")
 
 
 @given("the index path holds another program's SQLite database")

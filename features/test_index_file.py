@@ -10,6 +10,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from tests.answering import make_estate
 from tests.discord_bot import BotThread, bot_config, build_index
 from tests.fakes.discord import EPHEMERAL, FakeDiscord, Reply
+from tests.searchindex import damage
 
 scenarios("index_file.feature")
 
@@ -41,6 +42,16 @@ def delete_index(bot: BotThread) -> None:
     path = bot.engine.store.path
     for leftover in path.parent.glob(path.name + "*"):  # with its -wal and -shm files
         leftover.unlink()
+
+
+@when("the index file is damaged")
+def damage_index(bot: BotThread) -> None:
+    damage(bot.engine.store.path, "sources")
+
+
+@when(parsers.re(r"someone runs /(?P<command>sources|status)"))
+def run_command(discord: FakeDiscord, replies: list[Reply], command: str) -> None:
+    replies.append(discord.reply(discord.command(command, None, user=ASKER)))
 
 
 @when(parsers.parse('someone runs /ask "{question}"'))

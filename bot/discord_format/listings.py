@@ -65,6 +65,19 @@ def stale_page_reply() -> Reply:
     )
 
 
+def unreadable_reply(doing: str, reference: str) -> Reply:
+    """Told only to whoever asked, when the index could not be read for ``doing``.
+
+    ``doing`` is what the command or button was for ("list the sources"), so the message speaks
+    of that. The engine's own message names the index file: it is for the log, not the channel.
+    """
+    return Reply(
+        f"I can't {doing} right now: the index could not be read. Try again in a minute; if it "
+        f"keeps happening, tell a moderator (reference {reference}).",
+        ephemeral=True,
+    )
+
+
 def page_count(items: int) -> int:
     """How many pages ``items`` sources take (at least one)."""
     return max(1, math.ceil(items / PAGE_SIZE))

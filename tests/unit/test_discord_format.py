@@ -30,6 +30,7 @@ from bot.discord_format.listings import (
     source_reply,
     sources_reply,
     status_reply,
+    unreadable_reply,
 )
 from bot.discord_format.message import (
     Button,
@@ -262,6 +263,15 @@ def test_errors_naming_server_paths_are_not_repeated_in_the_channel():
     assert "/srv/secret" not in empty.content and "index needs building" in empty.content
     broken = error_reply(StoreError("Searching the index at /srv/secret/x failed."), "6")
     assert "/srv/secret" not in broken.content and "could not be read" in broken.content
+
+
+def test_a_listing_the_index_could_not_be_read_for_says_what_it_was_doing_and_what_to_do():
+    told = unreadable_reply("show the index status", "77")
+    assert told.ephemeral
+    assert told.content.startswith("I can't show the index status right now: the index could")
+    assert "Try again in a minute" in told.content and "tell a moderator" in told.content
+    assert told.content.endswith("(reference 77).")
+    assert "answer" not in told.content  # nothing was asked
 
 
 def test_feedback_ids_round_trip_and_anything_else_is_not_a_vote():

@@ -1,0 +1,56 @@
+"""/sources and /status on an index that can no longer be read, end to end.
+
+The index is damaged under the running bot, as a disk fault would damage it: every read of its
+sources fails from then on, and each command says what it could not do and what to do.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import pytest
+
+from tests.discord_bot import BotThread, bot_config, build_index, watched
+from tests.fakes.discord import FakeDiscord
+from tests.gitrepo import make_repo
+from tests.searchindex import damage
+
+USERS = itertools.count(1500000000000000800)
+
+
+@pytest.fixture
+def bot(tmp_path, discord: FakeDiscord) -> Iterator[BotThread]:
+    estate = tmp_path / "estate"
+    for n in range(1, 13):  # two pages of sources
+        make_repo(estate / f"project-{n:02d}", {"README.md": f"# Project {n}\n"})
+    config = bot_config(tmp_path, estate, discord)
+    build_index(config)
+    running = BotThread(config).start()
+    running.run(running.service.refresher.settle())  # nothing reads or writes the index now
+    try:
+        with watched(running, discord) as bot:
+            yield bot
+    finally:
+        running.stop()
+
+
+@pytest.mark.parametrize(
+    ("command", "options", "doing"),
+    [
+        ("sources", None, "list the sources"),
+        ("sources", {"name": "project-01"}, "explain that repository"),
+        ("status", None, "show the index status"),
+    ],
+)
+def test_a_command_on_a_damaged_index_says_what_it_could_not_do_and_what_to_do(
+    bot, discord, command, options, doing
+):
+    damage(bot.engine.store.path, "sources")
+    interaction = discord.command(command, options, user=next(USERS))
+    told = discord.reply(interaction)
+    assert told.ephemeral
+    assert told.content == (
+        f"I can't {doing} right now: the index could not be read. Try again in a minute; if it "
+        f"keeps happening, tell a moderator (reference {interaction.id})."
+    )
