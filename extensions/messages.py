@@ -129,6 +129,11 @@ async def update_pressed(interaction: hikari.ComponentInteraction, reply: Reply)
     await _answer_press(interaction, hikari.ResponseType.MESSAGE_UPDATE, reply)
 
 
+async def tell_presser(interaction: hikari.ComponentInteraction, reply: Reply) -> None:
+    """Answer a button press with a message of its own; the message the button is on stays."""
+    await _answer_press(interaction, hikari.ResponseType.MESSAGE_CREATE, reply)
+
+
 async def _answer_press(
     interaction: hikari.ComponentInteraction,
     kind: hikari.MessageResponseTypesT,
@@ -175,5 +180,5 @@ async def read_press(
     """
     parsed = pressed(interaction.custom_id, prefix, parse, reference=interaction.id)
     if parsed is None and interaction.custom_id.startswith(prefix):
-        await _answer_press(interaction, hikari.ResponseType.MESSAGE_CREATE, out_of_date)
+        await tell_presser(interaction, out_of_date)
     return parsed

@@ -28,3 +28,13 @@ Feature: The index file under a running bot
     And someone runs /status
     Then only they see "I can't show the index status right now: the index could not be read."
     And only they see "Try again in a minute; if it keeps happening, tell a moderator"
+
+  Scenario: A /sources page button pressed after the index was damaged says so, and what to do
+    Given 12 repositories, each with a README
+    And the bot is running with them indexed
+    When someone runs /sources
+    And the index file is damaged
+    And someone presses "Next" under the list
+    Then only they see "I can't show that page of the sources right now: the index could not be read."
+    And only they see "Try again in a minute; if it keeps happening, tell a moderator"
+    And the list is left as it was

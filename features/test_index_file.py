@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
@@ -10,6 +11,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from tests.answering import make_estate
 from tests.discord_bot import BotThread, bot_config, build_index
 from tests.fakes.discord import EPHEMERAL, FakeDiscord, Reply
+from tests.gitrepo import make_repo
 from tests.searchindex import damage
 
 scenarios("index_file.feature")
@@ -18,8 +20,13 @@ ASKER = 1500000000000000901
 
 
 @pytest.fixture
-def bot(tmp_path, discord: FakeDiscord) -> Iterator[BotThread]:
-    config = bot_config(tmp_path, make_estate(tmp_path / "estate"), discord)
+def estate(tmp_path: Path) -> Path:
+    return make_estate(tmp_path / "estate")
+
+
+@pytest.fixture
+def bot(tmp_path: Path, estate: Path, discord: FakeDiscord) -> Iterator[BotThread]:
+    config = bot_config(tmp_path, estate, discord)
     build_index(config)
     running = BotThread(config).start()
     running.run(running.service.refresher.settle())
@@ -32,7 +39,15 @@ def replies() -> list[Reply]:
     return []
 
 
+@given(parsers.parse("{count:d} repositories, each with a README"), target_fixture="estate")
+def many_repositories(tmp_path: Path, count: int) -> Path:
+    for n in range(1, count + 1):
+        make_repo(tmp_path / "estate" / f"project-{n:02d}", {"README.md": f"# Project {n}\n"})
+    return tmp_path / "estate"
+
+
 @given("the bot is running with the widgets documentation indexed")
+@given("the bot is running with them indexed")
 def running(bot: BotThread) -> None:
     assert bot.engine.store.path.is_file()
 
@@ -54,9 +69,22 @@ def run_command(discord: FakeDiscord, replies: list[Reply], command: str) -> Non
     replies.append(discord.reply(discord.command(command, None, user=ASKER)))
 
 
+@when(parsers.parse('someone presses "{label}" under the list'))
+def press(discord: FakeDiscord, replies: list[Reply], label: str) -> None:
+    listed = replies[0]
+    [button] = [b for b in listed.components[0]["components"] if b["label"] == label]
+    replies.append(discord.reply(discord.press(listed, button["custom_id"], user=ASKER)))
+
+
 @when(parsers.parse('someone runs /ask "{question}"'))
 def ask(discord: FakeDiscord, replies: list[Reply], question: str) -> None:
     replies.append(discord.reply(discord.command("ask", {"question": question}, user=ASKER)))
+
+
+@then("the list is left as it was")
+def list_kept(discord: FakeDiscord) -> None:
+    pressed = discord.interactions()[-1]
+    assert [c.body["type"] for c in pressed.calls] == [4]  # a message of its own, no update (7)
 
 
 @then(parsers.parse('only they see "{text}"'))

@@ -1,4 +1,4 @@
-"""/sources and /status on an index that can no longer be read, end to end.
+"""/sources, its page buttons and /status on an index that can no longer be read, end to end.
 
 The index is damaged under the running bot, as a disk fault would damage it: every read of its
 sources fails from then on, and each command says what it could not do and what to do.
@@ -53,4 +53,21 @@ def test_a_command_on_a_damaged_index_says_what_it_could_not_do_and_what_to_do(
     assert told.content == (
         f"I can't {doing} right now: the index could not be read. Try again in a minute; if it "
         f"keeps happening, tell a moderator (reference {interaction.id})."
+    )
+
+
+def test_a_page_press_on_a_damaged_index_is_answered_with_what_to_do_and_the_list_stays(
+    bot, discord
+):
+    listed = discord.reply(discord.command("sources", None, user=next(USERS)))
+    assert listed.custom_ids == ["src:page:0", "src:page:2"]
+    damage(bot.engine.store.path, "sources")
+    press = discord.press(listed, "src:page:2", user=next(USERS))
+    told = discord.reply(press)
+    assert told.how == "callback" and told.ephemeral
+    assert press.calls[0].body["type"] == 4  # a message of its own: the list stays as it was
+    assert told.content == (
+        "I can't show that page of the sources right now: the index could not be read. Try "
+        "again in a minute; if it keeps happening, tell a moderator "
+        f"(reference {press.id})."
     )
