@@ -117,6 +117,16 @@ Feature: Building the index from local repositories
     And the error says "Set index.path to a file path"
     And the error is one line
 
+  Scenario: An index path below a file is refused in one line naming that file
+    Given the configuration's index path is changed to "notes/index.sqlite"
+    And a file "notes"
+    When I run `python -m bot.cli index build` as a process of its own
+    Then the exit code is 1
+    And the error says "A parent of index.path"
+    And the error says "notes, is a file, not a directory"
+    And the error says "Set index.path to a path whose parents are directories"
+    And the error is one line
+
   Scenario: A build stopped by SIGTERM says so in one line, and the previous index answers on
     Given the index has been built
     And "widgets" has 400 pages more, committed

@@ -96,6 +96,11 @@ def a_directory(world: World, name: str) -> None:
     (world.root / name).mkdir()
 
 
+@given(parsers.parse('a file "{name}"'))
+def a_file(world: World, name: str) -> None:
+    (world.root / name).write_text("notes\n")
+
+
 def _passages(world: World) -> set[tuple[str, str]]:
     with closing(sqlite3.connect(world.root / "index.sqlite")) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)

@@ -95,6 +95,13 @@ class Store:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            if (blocker := _file_among_parents(path)) is not None:
+                # mkdir says only "File exists" or "Not a directory", naming neither file.
+                raise StoreError(
+                    f"A parent of index.path, {blocker}, is a file, not a directory, so the "
+                    f"index at {path} cannot be created. Set index.path to a path whose "
+                    "parents are directories, or move that file aside."
+                ) from None
             raise StoreError(
                 f"Cannot create the directory for the index at {path}: {exc}. "
                 "Set index.path to a writable location."
@@ -285,6 +292,12 @@ async def _connect(path: Path) -> aiosqlite.Connection:
         raise _failed(path, exc) from None
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _file_among_parents(path: Path) -> Path | None:
+    """The nearest existing parent of ``path`` when it is not a directory, else ``None``."""
+    existing = next((p for p in path.parents if p.exists()), None)
+    return None if existing is None or existing.is_dir() else existing
 
 
 def _try_connect(path: Path) -> None:

@@ -71,6 +71,19 @@ async def test_an_index_path_that_is_a_directory_says_to_name_a_file(tmp_path):
     assert list((tmp_path / "index").iterdir()) == []
 
 
+@pytest.mark.parametrize("below", ["i.sqlite", "a/b/i.sqlite"])
+async def test_an_index_path_below_a_file_names_that_file(tmp_path, below):
+    (tmp_path / "notes").write_text("a file, not a directory\n")
+    with pytest.raises(StoreError) as error:
+        await Store.open(tmp_path / "notes" / below)
+    assert str(error.value) == (
+        f"A parent of index.path, {tmp_path / 'notes'}, is a file, not a directory, so the "
+        f"index at {tmp_path / 'notes' / below} cannot be created. Set index.path to a path "
+        "whose parents are directories, or move that file aside."
+    )
+    assert (tmp_path / "notes").read_text() == "a file, not a directory\n"
+
+
 def _may_write_in(directory: Path) -> bool:
     """Whether this process writes into ``directory`` whatever its mode (as root does)."""
     try:
