@@ -231,11 +231,17 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
     if not states:
         out.print("No sources known yet. Run 'python -m bot.cli index build' to discover them.")
         return 0
+    # A failed release lookup decides what of a source is indexed as its verdict does (its code
+    # is held back), so it is shown beside it; the column is left out while no lookup failed.
+    lookups = any(s.release_error for s in states)
     table = Table(title="sources")
     for column in ("source", "verdict", "clause", "detail"):
         table.add_column(column)
+    if lookups:
+        table.add_column("release lookup")
     for s in states:
-        table.add_row(_shown(s.name), s.verdict, s.clause, _shown(s.detail))
+        release = (_shown(s.release_error or ""),) if lookups else ()
+        table.add_row(_shown(s.name), s.verdict, s.clause, _shown(s.detail), *release)
     out.print(table)
     await _warn_unmatched_intervals(engine)
     return 0

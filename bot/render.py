@@ -265,7 +265,14 @@ def gaps_text(groups: Sequence[GapGroup], since: str | None) -> str:
 def sources_json(states: Sequence[SourceState]) -> list[dict[str, Any]]:
     """The ``index sources --json`` array."""
     return [
-        {"source": s.name, "verdict": s.verdict, "clause": s.clause, "detail": s.detail}
+        {
+            "source": s.name,
+            "verdict": s.verdict,
+            "clause": s.clause,
+            "detail": s.detail,
+            # As index status gives it: what failed, where the code stays, what to do.
+            "release_error": s.release_error,
+        }
         for s in states
     ]
 

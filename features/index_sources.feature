@@ -150,6 +150,20 @@ Feature: Explaining which repositories are indexed
     Then a passage contains "LoadSettings" cited at release "v0.1.0" of "acme/go/config"
     And no passage contains "ReloadSettings"
 
+  Scenario: A release that cannot be looked up shows in index sources as in index status
+    Given "acme/go/config" has a release "v0.1.0"
+    And GitLab answers 500 when asked for the releases of "acme/go/config"
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then the exit code is 0
+    And the release error of "acme/go/config" says "the latest release could not be looked up"
+    And the release error of "acme/go/config" says "its code is left out of the index"
+    And "acme/handbook" has no release error
+    When I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And the release lookup column says "its code is left out of the index"
+    And the release lookup column says "Run the build again once GitLab can say which release is the latest"
+
   Scenario: Index status reports what each source was indexed from
     Given the index has been built
     When I run `python -m bot.cli index status --json`

@@ -1,5 +1,6 @@
 import shutil
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
@@ -285,10 +286,30 @@ def status_release(world: World, name: str, tag: str) -> None:
     assert not rows[name]["release_error"], rows[name]
 
 
+def _rows(world: World) -> dict[str, dict[str, Any]]:
+    """Each source's row, from index status's object or index sources' array."""
+    data = world.json()
+    rows = data["sources"] if isinstance(data, dict) else data
+    return {row["source"]: row for row in rows}
+
+
 @then(parsers.parse('the release error of "{name}" says "{text}"'))
 def release_error_says(world: World, name: str, text: str) -> None:
-    rows = {row["source"]: row for row in world.json()["sources"]}
+    rows = _rows(world)
     assert text in (rows[name]["release_error"] or ""), rows[name]
+
+
+@then(parsers.parse('"{name}" has no release error'))
+def no_release_error(world: World, name: str) -> None:
+    rows = _rows(world)
+    assert rows[name]["release_error"] is None, rows[name]
+
+
+@then(parsers.parse('the release lookup column says "{text}"'))
+def release_lookup_column(world: World, text: str) -> None:
+    assert "┃ release lookup" in world.stdout, world.stdout  # the heading of the fifth column
+    cells = [line.split("│")[5] for line in world.stdout.splitlines() if line.count("│") == 6]
+    assert text in " ".join(" ".join(cells).split()), world.stdout
 
 
 @then(parsers.parse('a passage contains "{text}" cited at release "{tag}" of "{path}"'))

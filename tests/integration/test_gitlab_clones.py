@@ -339,6 +339,9 @@ async def test_code_from_the_branch_stays_as_indexed_while_the_lookup_fails(tmp_
         assert "stays as it was last indexed" in (
             (await engine.status())[0].state.release_error or ""
         )
+        # Forced, it still reads no code: the branch is all there is to read it from.
+        assert (await engine.refresh(force=True)).ok
+        assert await _code_at(engine) == {"widgets.go": first}
         fake.project("acme/widgets").release = None  # there is none after all
         assert await _outcomes(engine) == {"acme/widgets": "indexed"}
         assert await _code_at(engine) == {"widgets.go": head}
