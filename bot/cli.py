@@ -7,6 +7,13 @@ away (as SIGPIPE would end it), 143 stopped by SIGTERM.
 
 from __future__ import annotations
 
+from bot import sigterm
+
+if __name__ == "__main__":
+    # Run as a program: SIGTERM is held from here, before the imports below, which are most of
+    # start-up, so that one arriving meanwhile stops the command as a later one does.
+    sigterm.hold()
+
 import argparse
 import contextlib
 import errno
@@ -433,6 +440,8 @@ _LEFT_AS_IT_WAS = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code."""
+    # Until event_loop.run takes SIGTERM or lets it through (held already when run as a program).
+    sigterm.hold()
     try:
         code = _main(argv)
         # Output to a pipe is buffered, so a reader that stopped early (`| head -n1`) is
@@ -444,6 +453,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError, ValueError):  # stdout is not a file (captured)
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return READER_GONE
+    finally:
+        # A command that stopped before its loop ran (a usage or configuration error) holds
+        # nothing: SIGTERM acts as its default again, and one held meanwhile ends it now.
+        sigterm.release()
     return code
 
 

@@ -16,6 +16,8 @@ from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from bot import sigterm
+
 T = TypeVar("T")
 
 LoopFactory = Callable[[], asyncio.AbstractEventLoop]
@@ -39,13 +41,20 @@ def run(main: Coroutine[Any, Any, T], *, fast: bool = False, stop_on_term: bool 
 
     ``stop_on_term``: SIGTERM cancels ``main`` as asyncio cancels it on Ctrl-C, so that what it
     holds is let go of in order, and then raises ``Terminated``; otherwise SIGTERM would end
-    the process on the spot, without a word. ``serve`` handles its signals itself.
+    the process on the spot, without a word. One held while the command started
+    (``sigterm.hold``) raises ``Terminated`` before ``main`` runs at all. ``serve`` handles its
+    signals itself; one held for it is let through to SIGTERM's default, as before.
 
     Raises:
         Terminated: ``stop_on_term`` is set and SIGTERM arrived.
     """
     # Signal handlers belong to the main thread; elsewhere SIGTERM is not this loop's to take.
     on_term = stop_on_term and threading.current_thread() is threading.main_thread()
+    if on_term and sigterm.taken():  # it came while the command started: nothing has begun
+        main.close()
+        raise Terminated
+    if not on_term:
+        sigterm.release()  # one held while it started acts as it would have (serve's default)
     with asyncio.Runner(loop_factory=fast_loop_factory() if fast else None) as runner:
         return runner.run(_stopping_on_term(main) if on_term else main)
 
@@ -61,6 +70,7 @@ async def _stopping_on_term(main: Coroutine[Any, Any, T]) -> T:
         task.cancel()
 
     loop.add_signal_handler(signal.SIGTERM, stop)
+    sigterm.release()  # one that came since ``run`` looked is this handler's now
     try:
         return await main
     except asyncio.CancelledError:

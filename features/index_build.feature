@@ -135,3 +135,10 @@ Feature: Building the index from local repositories
     And the error says "stopped by SIGTERM: the index is as it was before the interrupted step"
     And the error is one line
     And the index holds what the last build wrote, and nothing more
+
+  Scenario: A command stopped by SIGTERM while it starts says so in one line
+    Given the index has been built
+    When I start `python -m bot.cli index status` and send it SIGTERM while it reads its configuration
+    Then the exit code is 143
+    And the error says "stopped by SIGTERM: the index is as it was before the interrupted step"
+    And the error is one line

@@ -1,4 +1,5 @@
 import asyncio
+import os
 import signal
 import sqlite3
 from contextlib import closing
@@ -12,6 +13,7 @@ from tests.midwrite import signal_mid_write
 from tests.migrating import open_as_another_migrates
 from tests.pipes import exited, start_cli
 from tests.searchindex import damage, left_to_merge
+from tests.starting import reading
 
 scenarios("index_build.feature")
 
@@ -128,6 +130,20 @@ def terminate_mid_write(world: World, command: str) -> None:
     stopped = signal_mid_write(build, world.root / "index.sqlite", signal.SIGTERM)
     world.code, world.stderr = exited(build, "stop on SIGTERM")
     assert stopped, "the build finished before it could be stopped mid-write"
+
+
+@when(parsers.parse("I start {command} and send it SIGTERM while it reads its configuration"))
+def terminate_while_configuring(world: World, command: str) -> None:
+    config = world.root / "phpbotscout.toml"
+    text = config.read_bytes()
+    config.unlink()
+    os.mkfifo(config)  # read to its end only once the signal is sent
+    argv = ["--config", config.name, *cli_arguments(command)]
+    process = start_cli(argv, cwd=world.root)
+    with reading(config, process) as pipe:
+        os.write(pipe, text)
+        os.kill(process.pid, signal.SIGTERM)
+    world.code, world.stderr = exited(process, "stop on SIGTERM")
 
 
 @then("the index holds what the last build wrote, and nothing more")

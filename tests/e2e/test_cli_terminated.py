@@ -1,7 +1,8 @@
-"""``index build`` stopped by SIGTERM (a service manager, ``kill``, ``timeout``) part-way."""
+"""A command stopped by SIGTERM (a service manager, ``kill``, ``timeout``) part-way."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 from contextlib import closing
@@ -10,6 +11,7 @@ from pathlib import Path
 from tests.gitrepo import make_repo
 from tests.midwrite import signal_mid_write
 from tests.pipes import exited, run_cli, start_cli
+from tests.starting import PAUSE_DIR, reading
 
 
 def _estate(root: Path) -> None:
@@ -54,3 +56,31 @@ def test_a_build_stopped_by_sigterm_says_so_in_one_line_and_keeps_the_index(tmp_
     assert _passages(tmp_path / "index.sqlite") == before
     status = run_cli(["index", "status", "--json"], cwd=tmp_path)
     assert status.returncode == 0 and status.stderr == ""
+
+
+STOPPED = (
+    "stopped by SIGTERM: the index is as it was before the interrupted step; run the command "
+    "again to finish it"
+)
+
+
+def test_a_sigterm_while_the_command_imports_stops_it_the_same_way(tmp_path, home, monkeypatch):
+    # The imports are most of start-up; the first of the rich library is well inside them.
+    make_repo(tmp_path / "estate" / "widgets", {"README.md": "# Widgets\n"})
+    (tmp_path / "phpbotscout.toml").write_text(
+        f'[sources]\nlocal = ["{tmp_path / "estate"}"]\n[index]\npath = "index.sqlite"\n'
+    )
+    fifo = tmp_path / "pause"
+    os.mkfifo(fifo)
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(PAUSE_DIR), os.environ.get("PYTHONPATH")]))
+    )
+    status = start_cli(
+        ["index", "status"], cwd=tmp_path, env={"PHPBOTSCOUT_PAUSE_AT": f"rich:{fifo}"}
+    )
+    with reading(fifo, status):
+        os.kill(status.pid, signal.SIGTERM)
+    code, err = exited(status, "stop on SIGTERM")
+
+    assert (code, err.splitlines()) == (143, [STOPPED])
+    assert not (tmp_path / "index.sqlite").exists()  # it stopped before anything began
