@@ -156,6 +156,12 @@ def json_error(world: World, kind: str, text: str) -> None:
     assert error["kind"] == kind and text in error["message"], error
 
 
+@then(parsers.parse('passage {rank:d} is "{heading}" from "{path}"'))
+def passage_is(world: World, rank: int, heading: str, path: str) -> None:
+    result = world.json()["results"][rank - 1]
+    assert (result["heading"], result["path"]) == (heading, path)
+
+
 @then(parsers.parse('no passage contains "{text}"'))
 def no_passage_contains(world: World, text: str) -> None:
     assert all(text not in r["text"] for r in world.json()["results"])

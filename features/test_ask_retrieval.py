@@ -23,12 +23,6 @@ CONTROL = re.compile(
 )
 
 
-@then(parsers.parse('passage {rank:d} is "{heading}" from "{path}"'))
-def passage_is(world: World, rank: int, heading: str, path: str) -> None:
-    result = world.json()["results"][rank - 1]
-    assert (result["heading"], result["path"]) == (heading, path)
-
-
 @then(parsers.parse('passage {rank:d} cites "{url}"'))
 def passage_cites(world: World, rank: int, url: str) -> None:
     assert world.json()["results"][rank - 1]["url"] == url

@@ -80,18 +80,30 @@ def query_terms(question: str, unknown: Collection[str] = ()) -> list[str]:
     spelled out by the documentation) is followed by its words, searched one by one, since
     neither it nor the phrase of its words can match.
     """
+    return content_terms(question, unknown) or _words_once(question, unknown)[:MAX_QUERY_TERMS]
+
+
+def content_terms(question: str, unknown: Collection[str] = ()) -> list[str]:
+    """The distinct words that say what the question is about; none for "what is it?".
+
+    ``query_terms`` less the function words, which it keeps only when nothing else is left.
+    """
+    literal = written_as_code(question)
+    return [
+        w
+        for w in _words_once(question, unknown)
+        if (w not in FUNCTION_WORDS or w in literal) and not _lone_letter(w)
+    ][:MAX_QUERY_TERMS]
+
+
+def _words_once(question: str, unknown: Collection[str]) -> list[str]:
     parts = identifiers(question)
     words: list[str] = []
     for word in question_words(question):
         words.append(word)
         if word in unknown:
             words.extend(parts.get(word, ()))
-    words = list(dict.fromkeys(words))
-    literal = written_as_code(question)
-    content = [
-        w for w in words if (w not in FUNCTION_WORDS or w in literal) and not _lone_letter(w)
-    ]
-    return (content or words)[:MAX_QUERY_TERMS]
+    return list(dict.fromkeys(words))
 
 
 # A flag (``--yes``, ``-all``), or a code span holding one name (`App.After`, `things`).

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from bot.corpus.urls import blob_url, local_url
 from bot.index.catalog import SERVED_CHUNKS, SERVED_SOURCES_SQL
-from bot.index.query import build_query, identifiers, query_terms
+from bot.index.query import build_query, content_terms, identifiers, query_terms
 from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
 from bot.index.store import Store
 from bot.index.writer import PATH_SEPARATOR
@@ -140,7 +140,10 @@ class FtsRetriever:
             return []
         names = await self._source_names()
         named = named_sources(question, names)
-        narrowed = build_query(without_names(question, named), unknown) if named else ""
+        rest = without_names(question, named)
+        # A question only about the source ("what is cobra?") keeps its name: without it, only
+        # function words would be left to search the source with.
+        narrowed = build_query(rest if content_terms(rest) else question, unknown) if named else ""
         wanted = self._candidates_wanted
         searches = [self._candidates(narrowed, wanted, source=n) for n in named if narrowed]
         *per_source, general = await asyncio.gather(*searches, self._candidates(query, wanted))

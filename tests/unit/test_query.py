@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from bot.index.query import (
     MAX_QUERY_TERMS,
     build_query,
+    content_terms,
     identifier_phrases,
     identifiers,
     phrases,
@@ -27,6 +28,12 @@ def test_phrases_skip_pairs_of_function_words_and_lone_letters():
 def test_function_words_are_dropped_unless_nothing_else_is_left():
     assert query_terms("what can I put in a message") == ["put", "message"]
     assert query_terms("how are you") == ["how", "are", "you"]
+
+
+def test_content_terms_are_only_what_the_question_is_about():
+    assert content_terms("what can I put in a message") == ["put", "message"]
+    assert content_terms("what is it?") == []
+    assert content_terms("what is `it`?") == ["it"]
 
 
 def test_a_function_word_written_as_a_flag_or_a_code_name_is_searched():
