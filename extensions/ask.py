@@ -21,10 +21,11 @@ from bot.discord_format.answers import (
     rate_limited_reply,
     stale_vote_reply,
     unrecorded_vote_reply,
+    unsaved_vote_reply,
     vote_reply,
 )
 from bot.engine import MAX_QUESTION_CHARS, Engine
-from bot.errors import PhpbotscoutError, ShuttingDown, UsageError
+from bot.errors import PhpbotscoutError, ShuttingDown, StoreError, UsageError
 from extensions import messages
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,11 @@ async def on_feedback(
         # is older than the index or forged. The presser can still vote on a fresh answer.
         log.warning("interaction %s: vote not recorded: %s", reference, exc)
         await messages.edit_original(interaction, unrecorded_vote_reply(reference))
+        return
+    except StoreError as exc:
+        # Worded for the vote: the general reply speaks of answering a question.
+        log.warning("interaction %s: vote not recorded: %s", reference, exc)
+        await messages.edit_original(interaction, unsaved_vote_reply(reference))
         return
     except PhpbotscoutError as exc:
         log.warning("interaction %s: vote not recorded: %s", reference, exc)

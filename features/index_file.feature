@@ -38,3 +38,11 @@ Feature: The index file under a running bot
     Then only they see "I can't show that page of the sources right now: the index could not be read."
     And only they see "Try again in a minute; if it keeps happening, tell a moderator"
     And the list is left as it was
+
+  Scenario: A feedback press the damaged index cannot save says the vote was not saved, and what to do
+    Given the bot is running with the widgets documentation indexed
+    When someone runs /status
+    And the index file is damaged where votes are kept
+    And someone presses "Helpful" for an answer
+    Then only they see "Your vote could not be saved: the index could not be written."
+    And only they see "Press the button again in a minute; if it keeps happening, tell a moderator"

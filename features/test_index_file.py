@@ -64,6 +64,11 @@ def damage_index(bot: BotThread) -> None:
     damage(bot.engine.store.path, "sources")
 
 
+@when("the index file is damaged where votes are kept")
+def damage_votes(bot: BotThread) -> None:
+    damage(bot.engine.store.path, "votes")
+
+
 @when(parsers.re(r"someone runs /(?P<command>sources|status)"))
 def run_command(discord: FakeDiscord, replies: list[Reply], command: str) -> None:
     replies.append(discord.reply(discord.command(command, None, user=ASKER)))
@@ -74,6 +79,13 @@ def press(discord: FakeDiscord, replies: list[Reply], label: str) -> None:
     listed = replies[0]
     [button] = [b for b in listed.components[0]["components"] if b["label"] == label]
     replies.append(discord.reply(discord.press(listed, button["custom_id"], user=ASKER)))
+
+
+@when(parsers.parse('someone presses "{label}" for an answer'))
+def press_feedback(discord: FakeDiscord, replies: list[Reply], label: str) -> None:
+    # The bot reads everything a feedback press needs from the button's id, not the message.
+    custom_id = {"Helpful": "fb:1:y", "Not helpful": "fb:1:n"}[label]
+    replies.append(discord.reply(discord.press(replies[0], custom_id, user=ASKER)))
 
 
 @when(parsers.parse('someone runs /ask "{question}"'))

@@ -275,6 +275,15 @@ def unrecorded_vote_reply(reference: str) -> Reply:
     )
 
 
+def unsaved_vote_reply(reference: str) -> Reply:
+    """Told only to the presser of a feedback button whose vote the index could not take."""
+    return Reply(
+        "Your vote could not be saved: the index could not be written. Press the button again "
+        f"in a minute; if it keeps happening, tell a moderator (reference {reference}).",
+        ephemeral=True,
+    )
+
+
 def vote_reply(helpful: bool) -> Reply:
     """Thanks for a feedback press, told only to the voter."""
     verdict = "helpful" if helpful else "not helpful"

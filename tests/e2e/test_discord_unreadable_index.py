@@ -1,4 +1,5 @@
-"""/sources, its page buttons and /status on an index that can no longer be read, end to end.
+"""/sources, its page buttons, /status and a feedback press on an index that can no longer be
+read, end to end.
 
 The index is damaged under the running bot, as a disk fault would damage it: every read of its
 sources fails from then on, and each command says what it could not do and what to do.
@@ -70,4 +71,16 @@ def test_a_page_press_on_a_damaged_index_is_answered_with_what_to_do_and_the_lis
         "I can't show that page of the sources right now: the index could not be read. Try "
         "again in a minute; if it keeps happening, tell a moderator "
         f"(reference {press.id})."
+    )
+
+
+def test_a_vote_the_damaged_index_cannot_take_says_it_was_not_saved_and_what_to_do(bot, discord):
+    shown = discord.reply(discord.command("status", None, user=next(USERS)))
+    damage(bot.engine.store.path, "votes")
+    press = discord.press(shown, "fb:1:y", user=next(USERS))
+    told = discord.reply(press)
+    assert told.ephemeral
+    assert told.content == (
+        "Your vote could not be saved: the index could not be written. Press the button again "
+        f"in a minute; if it keeps happening, tell a moderator (reference {press.id})."
     )
