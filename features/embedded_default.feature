@@ -16,6 +16,13 @@ Feature: The embedded default corpus
     Then the exit code is 0
     And source "phpbotscout" was "unchanged"
 
+  Scenario: index sources says the checkout is read as the embedded default, not from sources.local
+    Given no configuration file
+    And the index has been built
+    When I run `python -m bot.cli index sources --json`
+    Then the exit code is 0
+    And the output says "the embedded default: no configuration file was found"
+
   Scenario: A copy without git history, such as a downloaded archive, answers from its files
     Given a copy of phpbotscout's files without its git history
     When that copy is asked "how do I index a GitLab group?"

@@ -16,6 +16,11 @@ from bot.forge.predicate import same_path
 from bot.snapshot import head_branch_is_unborn
 
 EMBEDDED_NAME = "phpbotscout"
+# Nothing lists the embedded default in sources.local: it is read because no file was found.
+EMBEDDED_DETAIL = (
+    "the embedded default: no configuration file was found, so this checkout's own "
+    "documentation is indexed; a phpbotscout.toml naming sources replaces it"
+)
 
 
 def is_repository(path: Path) -> bool:
@@ -118,7 +123,7 @@ def discover_local(
             )
             candidates.append(_unresolved(key, path, "duplicate", detail))
         else:
-            candidates.append(_admitted(name, path, others))
+            candidates.append(_admitted(name, path, others, embedded=embedded))
     names = {name for name, _ in found}
     return candidates + [
         _unresolved(_unusable_name(path, names, indexed or {}), path, "missing", detail)
@@ -172,11 +177,11 @@ def _unusable_name(path: Path, found: Collection[str], indexed: Mapping[str, str
     return f"{path.name or path} (missing at {path})"
 
 
-def _admitted(name: str, path: Path, others: Sequence[Path]) -> Candidate:
+def _admitted(name: str, path: Path, others: Sequence[Path], *, embedded: bool) -> Candidate:
     if is_repository(path) and head_branch_is_unborn(path):
         detail = "has no commits yet; it is indexed once something is committed"
         return _local(name, path, Verdict.REJECTED, "empty", detail)
-    detail = "listed in sources.local"
+    detail = EMBEDDED_DETAIL if embedded else "listed in sources.local"
     also = sorted({str(p) for p in others} - {str(path)})
     if also:
         detail += f" (also reached as {', '.join(also)}; read once)"
