@@ -82,3 +82,29 @@ def test_repos_holding_no_repository_is_a_usage_error(home, tmp_path, capsys):
     code, message = bench(capsys, questions, nothing)
     assert code == 2
     assert "fresh has no commits yet" in message
+
+
+def _keys(data: object) -> set[str]:
+    """Every key of every object in ``data``, however deep."""
+    if isinstance(data, dict):
+        return set(data) | {k for value in data.values() for k in _keys(value)}
+    if isinstance(data, list):
+        return {k for item in data for k in _keys(item)}
+    return set()
+
+
+def test_every_key_bench_json_prints_is_in_the_reference(estate, tmp_path, capsys):
+    # A miss and an unanswerable question, so that every part of the object has something in it.
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(
+        GOOD
+        + GOOD.replace('"q1"', '"q2"').replace('"Tuning"', '"Elsewhere"')
+        + '{"id": 3, "band": "unanswerable", "question": "zzz?", "expected": []}\n'
+    )
+    assert main(["bench", str(questions), "--repos", str(estate), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["misses"] and data["unanswerable"]
+    reference = (Path(__file__).resolve().parents[2] / "docs/reference/cli.md").read_text()
+    section = reference.split("\n## bench\n", 1)[1].split("\n## ", 1)[0]
+    undocumented = sorted(k for k in _keys(data) if f'"{k}"' not in section)
+    assert not undocumented, undocumented

@@ -43,6 +43,52 @@ def test_every_cli_command_is_in_the_reference():
         assert f"## {command}" in reference, command
 
 
+def _sections(reference: str) -> dict[str, str]:
+    """Each ``## heading`` section of a page by its heading; the text before them as ``""``."""
+    head, *rest = re.split(r"^## ", reference, flags=re.M)
+    return {"": head} | {part.split("\n", 1)[0]: part for part in rest}
+
+
+def _options(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, list[str]]:
+    """Each command's long options (the global ones under ``""``), ``--help`` aside."""
+    found = {prefix.strip(): [o for a in parser._actions for o in a.option_strings]}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found |= _options(sub, f"{prefix}{name} ")
+    return {
+        command: [o for o in options if o.startswith("--") and o != "--help"]
+        for command, options in found.items()
+    }
+
+
+def test_every_cli_option_is_in_its_commands_section_of_the_reference():
+    sections = _sections((ROOT / "docs/reference/cli.md").read_text())
+    for command, options in _options(build_parser()).items():
+        if command == "index":  # a group of commands, with no option of its own
+            continue
+        for option in options:
+            named = re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", sections[command])
+            assert named, f"{command or 'the program'}: {option}"
+
+
+def test_every_error_kind_a_json_command_prints_is_in_the_reference():
+    from bot import errors
+
+    kinds: set[str] = set()
+    classes: list[type[errors.PhpbotscoutError]] = [errors.PhpbotscoutError]
+    while classes:
+        cls = classes.pop()
+        kinds.add(cls.kind)
+        classes += cls.__subclasses__()
+    # The two bases are never raised as themselves, and serve, the one command with no
+    # --json, is the only one that meets the rest.
+    never_printed = {"error", "operational", "busy", "discord", "shutting_down"}
+    reference = (ROOT / "docs/reference/cli.md").read_text()
+    for kind in sorted(kinds - never_printed):
+        assert f"`{kind}`" in reference, kind
+
+
 def test_the_engine_imports_without_the_discord_stack():
     engine_modules = sorted(
         "bot." + ".".join(p.relative_to(ROOT / "bot").with_suffix("").parts)
