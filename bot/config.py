@@ -351,58 +351,76 @@ def _timeout(key: str, value: object) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Key:
-    """One configuration key: its dotted name, parser, default and a one-line why."""
+    """One configuration key: its dotted name, parser and default (each commented with why)."""
 
     name: str
     parse: Callable[[str, object], Any]
     default: Any
-    help: str
 
 
 KEYS: tuple[Key, ...] = (
-    Key("index.path", _path, None, "SQLite file holding the index, questions and votes"),
-    Key("index.clones", _path, None, "directory for forge clones (created mode 0700)"),
-    Key("index.feed.url", _url("https", "http"), None, "estate feed: JSON list of project paths"),
-    Key("index.ssh.key", _path, None, "private key: clone over SSH instead of HTTPS"),
-    Key("index.ssh.known_hosts", _path, None, "pinned host keys for SSH clones"),
-    Key("index.refresh_interval", parse_duration, 6 * 3600.0, "how often a source refreshes"),
-    Key("index.markdown", _choice(*MARKDOWN_SCOPES), "site", "forge markdown beyond the site"),
+    # SQLite file holding the index, questions and votes
+    Key("index.path", _path, None),
+    # directory for forge clones (created mode 0700)
+    Key("index.clones", _path, None),
+    # estate feed: JSON list of project paths
+    Key("index.feed.url", _url("https", "http"), None),
+    # private key: clone over SSH instead of HTTPS
+    Key("index.ssh.key", _path, None),
+    # pinned host keys for SSH clones
+    Key("index.ssh.known_hosts", _path, None),
+    # how often a source refreshes
+    Key("index.refresh_interval", parse_duration, 6 * 3600.0),
+    # forge markdown beyond the site
+    Key("index.markdown", _choice(*MARKDOWN_SCOPES), "site"),
+    # how long a docs site seen answering is trusted before it is asked again (0: always)
     Key(
         "index.site_check_interval",
         _duration_or_zero,
         24 * 3600.0,
-        "how long a docs site seen answering is trusted before it is asked again (0: always)",
     ),
-    Key("gitlab.url.api", _header_url("GITLAB_TOKEN"), "https://gitlab.com/api/v4", "GitLab API"),
-    Key("gitlab.group", _group_path, None, "the group whose projects may be indexed"),
+    # GitLab API
+    Key("gitlab.url.api", _header_url("GITLAB_TOKEN"), "https://gitlab.com/api/v4"),
+    # the group whose projects may be indexed
+    Key("gitlab.group", _group_path, None),
+    # subgroups admitted without a docs site (README, code, changelog only)
     Key(
         "gitlab.siteless_subgroups",
         _string_list,
         ("go", "rust", "images"),
-        "subgroups admitted without a docs site (README, code, changelog only)",
     ),
-    Key("sources.exclude", _string_list, (), "project paths never indexed, checked first"),
-    Key("sources.local", _path_list, (), "git repositories on disk, or directories of them"),
-    Key("sources.refresh_intervals", _intervals, {}, "per-source refresh interval overrides"),
-    Key("retrieval.mode", _choice(*RETRIEVAL_MODES), "bm25", "how passages are retrieved"),
-    Key("answer.provider", _choice(*PROVIDERS), None, "who composes answers"),
-    Key("answer.model", _string, DEFAULT_MODEL, "model used by the provider"),
-    Key("answer.timeout", _timeout, 60.0, "longest wait for one model answer"),
-    Key("discord.guilds", _guild_list, (), "sync commands to these guilds (else globally)"),
-    Key("discord.rate_limit", _rate_limit, RateLimit(3, 60.0), "asks per user per window"),
+    # project paths never indexed, checked first
+    Key("sources.exclude", _string_list, ()),
+    # git repositories on disk, or directories of them
+    Key("sources.local", _path_list, ()),
+    # per-source refresh interval overrides
+    Key("sources.refresh_intervals", _intervals, {}),
+    # how passages are retrieved
+    Key("retrieval.mode", _choice(*RETRIEVAL_MODES), "bm25"),
+    # who composes answers
+    Key("answer.provider", _choice(*PROVIDERS), None),
+    # model used by the provider
+    Key("answer.model", _string, DEFAULT_MODEL),
+    # longest wait for one model answer
+    Key("answer.timeout", _timeout, 60.0),
+    # sync commands to these guilds (else globally)
+    Key("discord.guilds", _guild_list, ()),
+    # asks per user per window
+    Key("discord.rate_limit", _rate_limit, RateLimit(3, 60.0)),
+    # Discord REST (https, or http to a loopback address)
     Key(
         "discord.api_url",
         _token_url("DISCORD_TOKEN"),
         "https://discord.com/api/v10",
-        "Discord REST (https, or http to a loopback address)",
     ),
+    # model calls /ask may have in flight at once; later asks queue in order
     Key(
         "discord.max_concurrent_answers",
         _answer_bound,
         4,
-        "model calls /ask may have in flight at once; later asks queue in order",
     ),
-    Key("webhook.listen", _listen, None, "HOST:PORT for the push webhook (off when unset)"),
+    # HOST:PORT for the push webhook (off when unset)
+    Key("webhook.listen", _listen, None),
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
 _TABLE_VALUED = {"sources.refresh_intervals"}
