@@ -292,6 +292,11 @@ def to_text(result: dict[str, Any]) -> str:
         "",
         f"build: {b['documents']} documents, {b['chunks']} chunks in {b['seconds']:.2f} s "
         f"({b['documents_per_second']:.0f} documents/s, {b['chunks_per_second']:.0f} chunks/s)",
+        *(
+            f"not indexed, so its questions count as misses: {name} (the warning logged for it "
+            "says why)"
+            for name in b["failed_sources"]
+        ),
         f"retrieval latency: p50 {result['latency_ms']['p50']:.2f} ms, "
         f"p95 {result['latency_ms']['p95']:.2f} ms",
         "",

@@ -63,3 +63,26 @@ Feature: Measuring retrieval with the benchmark
     When I run `python -m bot.cli bench questions.jsonl --repos estate --json`
     Then the exit code is 2
     And the JSON error is of kind "usage" and says "holds no git repositories"
+
+  Scenario: A repository that cannot be indexed is named, not silently scored as misses
+    Given a git repository "widgets" holding "docs/guide.md":
+      """
+      # Guide
+
+      ## Tuning the frobnicator
+
+      Set the frobnication depth to seven.
+      """
+    And a git repository "gadgets" holding "README.md":
+      """
+      # Gadgets
+      """
+    And "gadgets" loses the object of its last commit
+    And a questions file:
+      """
+      {"id": "q1", "band": "docs", "question": "what frobnication depth?", "expected": [{"repo": "widgets", "path": "docs/guide.md", "heading": "Tuning the frobnicator"}]}
+      """
+    When I run `python -m bot.cli bench questions.jsonl --repos estate`
+    Then the exit code is 0
+    And the output says "not indexed, so its questions count as misses: gadgets"
+    And the log says "refresh of gadgets failed"

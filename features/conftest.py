@@ -13,7 +13,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from bot.cli import main
-from tests.gitrepo import commit, make_repo
+from tests.gitrepo import commit, git, make_repo
 from tests.pipes import run_cli, run_with_reader_gone
 
 
@@ -62,6 +62,12 @@ def repository_holding_with_bom(world: World, repo: str, path: str, docstring: s
 @given(parsers.parse('a git repository "{repo}" holding "{path}" with Windows line endings:'))
 def repository_holding_with_crlf(world: World, repo: str, path: str, docstring: str) -> None:
     _commit_file(world, repo, path, (docstring + "\n").replace("\n", "\r\n").encode())
+
+
+@given(parsers.parse('"{name}" loses the object of its last commit'))
+def commit_object_lost(world: World, name: str) -> None:
+    head = git(world.estate / name, "rev-parse", "HEAD")
+    (world.estate / name / ".git" / "objects" / head[:2] / head[2:]).unlink()
 
 
 @given("a configuration indexing those repositories")

@@ -126,12 +126,6 @@ def empty_repository(world: World, name: str) -> None:
     git(world.estate / name, "init", "-q")
 
 
-@given(parsers.parse('"{name}" loses the object of its last commit'))
-def commit_object_lost(world: World, name: str) -> None:
-    head = git(world.estate / name, "rev-parse", "HEAD")
-    (world.estate / name / ".git" / "objects" / head[:2] / head[2:]).unlink()
-
-
 @given(parsers.parse('the configuration no longer excludes "{name}"'))
 def no_longer_excludes(world: World, name: str) -> None:
     path = world.root / "phpbotscout.toml"

@@ -108,3 +108,17 @@ def test_every_key_bench_json_prints_is_in_the_reference(estate, tmp_path, capsy
     section = reference.split("\n## bench\n", 1)[1].split("\n## ", 1)[0]
     undocumented = sorted(k for k in _keys(data) if f'"{k}"' not in section)
     assert not undocumented, undocumented
+
+
+def test_a_repository_that_fails_to_index_is_named_in_the_terminal_output(estate, tmp_path, capsys):
+    make_repo(estate / "broken", {"README.md": "# Broken\n"})
+    for obj in (estate / "broken" / ".git" / "objects").rglob("*"):
+        if obj.is_file():
+            obj.unlink()  # the commit the branch names can no longer be read
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(GOOD)
+    assert main(["bench", str(questions), "--repos", str(estate)]) == 0
+    out = capsys.readouterr().out
+    assert "not indexed, so its questions count as misses: broken" in out
+    assert main(["bench", str(questions), "--repos", str(estate), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["build"]["failed_sources"] == ["broken"]
