@@ -20,8 +20,8 @@ from bot.unseen import UNSEEN_CLASS, escaped, visible
 
 NO_MODEL_NOTICE = (
     'No model is configured (answer.provider = "none"), so these are the passages an '
-    "answer would be composed from, best first, with their citations. Set ANTHROPIC_API_KEY "
-    "or answer.provider to get composed answers."
+    "answer would be composed from, in the order the model would read them, with their "
+    "citations. Set ANTHROPIC_API_KEY or answer.provider to get composed answers."
 )
 
 

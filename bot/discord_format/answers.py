@@ -186,7 +186,7 @@ def _searched(passages: Sequence[Result], indexed: Sequence[str], room: int) -> 
 
 NO_MODEL = (
     "No answering model is configured, so these are the passages an answer would be drawn "
-    "from, best first, each linked to its source."
+    "from, in the order the model would read them, each linked to its source."
 )
 
 
