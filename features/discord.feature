@@ -113,3 +113,10 @@ Feature: Asking in Discord
     Then the reply says "**Answers:** anthropic (`claude-haiku-4-5`)"
     And the reply says "**Totals:** 1 sources, 2 documents"
     And the reply says "✓ **widgets**: refreshed"
+
+  Scenario: /status shortens a very long repository name and keeps every source's line
+    Given the index knows an indexed repository whose name is "long-" 800 times
+    When someone runs /status
+    Then the reply says "⚠ **long\-long\-long\-"
+    And the reply says "…**: refreshed never"
+    And the reply says "✓ **widgets**: refreshed"

@@ -236,18 +236,33 @@ def long_last_error(chat: Chat, request: pytest.FixtureRequest, name: str, size:
 
 @given(parsers.parse('the index knows a repository whose name is "{part}" {times:d} times'))
 def long_named_source(chat: Chat, request: pytest.FixtureRequest, part: str, times: int) -> None:
+    _known_source(chat, request, part * times, ("rejected", "excluded", "sources.exclude"))
+
+
+@given(
+    parsers.parse('the index knows an indexed repository whose name is "{part}" {times:d} times')
+)
+def long_named_indexed_source(
+    chat: Chat, request: pytest.FixtureRequest, part: str, times: int
+) -> None:
+    _known_source(chat, request, part * times, ("admitted", "local", "a repository on disk"))
+
+
+def _known_source(
+    chat: Chat, request: pytest.FixtureRequest, name: str, verdict: tuple[str, str, str]
+) -> None:
     # A directory or project path can be this long; the shared bot forgets it afterwards.
     store = chat.bot.engine.store
-    name = part * times
 
-    async def change(sql: str) -> None:
+    async def change(sql: str, *values: str) -> None:
         async with store.write() as conn:
-            await conn.execute(sql, (name,))
+            await conn.execute(sql, (name, *values))
 
     chat.bot.run(
         change(
             "INSERT INTO sources (name, origin, location, verdict, clause, detail) "
-            "VALUES (?, 'local', '/srv/estate', 'rejected', 'excluded', 'sources.exclude')"
+            "VALUES (?, 'local', '/srv/estate', ?, ?, ?)",
+            *verdict,
         )
     )
     request.addfinalizer(lambda: chat.bot.run(change("DELETE FROM sources WHERE name = ?")))

@@ -244,7 +244,9 @@ def _unresolved(s: SourceStatus) -> bool:
 
 
 def _status_line(s: SourceStatus, now: datetime) -> str:
-    name = escape_markdown(s.state.name)
+    # Shortened on its own, as /sources does: a line too long for the embed would be left out
+    # whole, and every line after it with it.
+    name = escaped_within(s.state.name, LISTED_NAME_LIMIT)
     when = f"refreshed {_ago(s.state.refreshed_at, now)}, every {age_text(s.interval)}"
     if _unresolved(s):
         # Its last index still answers, however old, if it has one; say so and why, kept short

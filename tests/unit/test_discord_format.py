@@ -554,6 +554,23 @@ def test_status_with_many_sources_summarises_the_fresh_ones():
     )
 
 
+def test_status_shortens_a_long_source_name_so_every_source_keeps_its_line():
+    statuses = [
+        SourceStatus(state("a-" * 2000, last_error="clone failed"), 3600, False),
+        SourceStatus(state("\u202e" * 700), 3600, True),
+        SourceStatus(state("widgets"), 3600, False),
+    ]
+    reply = status_reply(statuses, "none", None, NOW)
+    assert_within_limits(reply)
+    lines = reply.embeds[0].description.splitlines()[4:]
+    assert [line[:2] for line in lines] == ["✖ ", "⚠ ", "✓ "]  # none summarised as "more"
+    for line in lines:
+        name = line[4 : line.index("**: refreshed")]
+        assert discord_len(name) <= LISTED_NAME_LIMIT, line
+    assert lines[0].startswith("✖ **" + "a\\-" * 59 + "a…**: refreshed 1h ago")
+    assert lines[1].startswith("⚠ **" + "\\\\u202e" * 25 + "…**: refreshed 1h ago")
+
+
 def test_status_in_hybrid_mode_says_how_many_passages_have_no_vector_and_what_to_do():
     statuses = [SourceStatus(state("widgets"), 3600, False)]
     text = status_reply(statuses, "none", None, NOW, unembedded=5).embeds[0].description
