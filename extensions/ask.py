@@ -80,6 +80,7 @@ class Ask(
 
 
 @loader.listener(hikari.ComponentInteractionCreateEvent)
+@messages.answering_failures
 @lightbulb.di.with_di
 async def on_feedback(
     event: hikari.ComponentInteractionCreateEvent, engine: Engine = lightbulb.di.INJECTED

@@ -7,18 +7,28 @@ a passage or an answer containing ``@everyone`` or a user mention pings nobody.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
+import aiohttp
 import hikari
 import lightbulb
 
+from bot.discord_format.answers import error_reply
 from bot.discord_format.listings import unreadable_reply
 from bot.discord_format.message import Button, Reply
 from bot.errors import StoreError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+PressListener = Callable[[hikari.ComponentInteractionCreateEvent], Awaitable[None]]
+
+# Whether the press being handled was deferred, which hikari keeps no record of: a press that
+# fails before its deferral is answered with a message of its own, one that fails after it by
+# editing the deferral. Set in the task that handles the press, so presses handled at once
+# never see each other's.
+_deferred: ContextVar[bool] = ContextVar("press_deferred", default=False)
 
 _STYLES: dict[str, hikari.components.InteractiveButtonTypesT] = {
     "primary": hikari.ButtonStyle.PRIMARY,
@@ -122,6 +132,7 @@ async def defer_press(interaction: hikari.ComponentInteraction) -> None:
     await interaction.create_initial_response(
         hikari.ResponseType.DEFERRED_MESSAGE_CREATE, flags=hikari.MessageFlag.EPHEMERAL
     )
+    _deferred.set(True)
 
 
 async def update_pressed(interaction: hikari.ComponentInteraction, reply: Reply) -> None:
@@ -182,3 +193,41 @@ async def read_press(
     if parsed is None and interaction.custom_id.startswith(prefix):
         await tell_presser(interaction, out_of_date)
     return parsed
+
+
+def answering_failures(listener: PressListener) -> PressListener:
+    """``listener`` made to answer a press it fails on unexpectedly, as commands are answered.
+
+    Left unanswered, the press would show Discord's "This interaction failed". The failure is
+    logged with the interaction's id as its reference, and only the presser is told that
+    something went wrong, what to do and the reference, whether or not the press was deferred.
+    """
+
+    async def answered(event: hikari.ComponentInteractionCreateEvent) -> None:
+        started = _deferred.set(False)
+        try:
+            await listener(event)
+        except Exception as exc:
+            await _tell_failed(event.interaction, exc)
+        finally:
+            _deferred.reset(started)
+
+    return answered
+
+
+async def _tell_failed(interaction: hikari.ComponentInteraction, exc: Exception) -> None:
+    reference = str(interaction.id)
+    log.error(
+        "interaction %s: press of %r failed unexpectedly",
+        reference,
+        interaction.custom_id,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
+    reply = error_reply(None, reference)
+    try:
+        if _deferred.get():
+            await edit_original(interaction, reply)
+        else:
+            await tell_presser(interaction, reply)
+    except (hikari.HikariError, aiohttp.ClientError) as send_failed:
+        log.error("interaction %s: could not tell the presser: %s", reference, send_failed)

@@ -58,6 +58,7 @@ class Sources(
 
 
 @loader.listener(hikari.ComponentInteractionCreateEvent)
+@messages.answering_failures
 @lightbulb.di.with_di
 async def on_page(
     event: hikari.ComponentInteractionCreateEvent, engine: Engine = lightbulb.di.INJECTED

@@ -57,6 +57,15 @@ Feature: Asking in Discord
     Then only the reader sees "no vote was recorded"
     And only the reader sees "Ask again with /ask to vote on a fresh answer"
 
+  Scenario: A feedback press that fails on the bot's side is answered privately with a reference
+    Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
+    And someone has run /ask "What frobnication depth should I set?"
+    And Discord refuses the bot's next edit of a reply, once
+    When a reader presses "Helpful"
+    Then only the reader sees "Something went wrong on my side while handling that."
+    And only the reader sees "tell a moderator and quote reference"
+    And the bot's log holds the failure under the reference the reader was given
+
   Scenario: A feedback press is acknowledged at once while a refresh is writing the index
     Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
     And someone has run /ask "What frobnication depth should I set?"

@@ -268,6 +268,12 @@ def _known_source(
     request.addfinalizer(lambda: chat.bot.run(change("DELETE FROM sources WHERE name = ?")))
 
 
+@given("Discord refuses the bot's next edit of a reply, once")
+def discord_refuses_an_edit(chat: Chat) -> None:
+    # As Discord refuses a message it will not show: a failure none of the bot's own handles.
+    chat.discord.fail_next["PATCH /webhooks/"] = 400
+
+
 @given("a refresh is writing to the index")
 def refresh_writing(chat: Chat) -> None:
     chat.refresh = HeldWrite(chat.bot)
@@ -354,6 +360,14 @@ def names_bold_and_closed(chat: Chat) -> None:
 @then(parsers.parse('only they see "{text}"'))
 def only_they_see(chat: Chat, text: str) -> None:
     assert chat.reply.ephemeral and text in chat.reply.content, chat.reply
+
+
+@then("the bot's log holds the failure under the reference the reader was given")
+def failure_logged_under_reference(chat: Chat) -> None:
+    match = re.search(r"quote reference (\d+)\.", chat.reply.content)
+    assert match, chat.reply.content
+    problems = chat.bot.take_problems()  # taken, so the scenario does not fail on them
+    assert [p for p in problems if f"interaction {match[1]}: press of " in p], problems
 
 
 @then("the model was not asked")

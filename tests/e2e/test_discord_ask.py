@@ -120,6 +120,26 @@ def test_a_press_is_acknowledged_while_the_index_is_busy_writing(bot, discord, f
     assert thanks.how == "edit" and thanks.ephemeral and "helpful" in thanks.content
 
 
+def test_a_deferred_press_that_fails_unexpectedly_is_told_privately_with_a_reference(
+    bot, discord, fake_anthropic
+):
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", TUNING))
+    reply = ask(discord, "What frobnication depth?", next(USERS))
+    discord.fail_next["PATCH /webhooks/"] = 400  # Discord refuses the thanks, once
+    press = discord.press(reply, f"fb:{last_answer_id(bot)}:y", user=next(USERS))
+    told = discord.reply(press)
+    assert told.how == "edit" and told.ephemeral  # in place of the deferral
+    assert told.content == (
+        "Something went wrong on my side while handling that. Try again in a minute; if it "
+        f"keeps happening, tell a moderator and quote reference {press.id}."
+    )
+    problems = bot.take_problems()
+    assert problems == [
+        f"logged: extensions.messages: interaction {press.id}: press of "
+        f"'fb:{last_answer_id(bot)}:y' failed unexpectedly"
+    ]
+
+
 def test_a_vote_on_an_unknown_answer_is_refused_politely(bot, discord, fake_anthropic):
     fake_anthropic.script(citing("Set `frobnication.depth` to seven.", TUNING))
     reply = ask(discord, "What frobnication depth?", next(USERS))
