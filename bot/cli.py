@@ -238,17 +238,24 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
     if not states:
         out.print("No sources known yet. Run 'python -m bot.cli index build' to discover them.")
         return 0
-    # A failed release lookup decides what of a source is indexed as its verdict does (its code
-    # is held back), so it is shown beside it; the column is left out while no lookup failed.
-    lookups = any(s.release_error for s in states)
+    # A failed refresh and a failed release lookup decide what of a source is indexed as its
+    # verdict does (an admitted source whose first clone failed holds nothing; code is held
+    # back at its release), so each is shown beside it, as index status shows it; a column is
+    # left out while no source has one.
+    problems = {
+        heading: [_shown(text or "") for text in texts]
+        for heading, texts in (
+            ("last error", [s.last_error for s in states]),
+            ("release lookup", [s.release_error for s in states]),
+        )
+        if any(texts)
+    }
     table = Table(title="sources")
-    for column in ("source", "verdict", "clause", "detail"):
+    for column in ("source", "verdict", "clause", "detail", *problems):
         table.add_column(column)
-    if lookups:
-        table.add_column("release lookup")
-    for s in states:
-        release = (_shown(s.release_error or ""),) if lookups else ()
-        table.add_row(_shown(s.name), s.verdict, s.clause, _shown(s.detail), *release)
+    for n, s in enumerate(states):
+        shown = [cells[n] for cells in problems.values()]
+        table.add_row(_shown(s.name), s.verdict, s.clause, _shown(s.detail), *shown)
     out.print(table)
     await _warn_unmatched_intervals(engine)
     return 0

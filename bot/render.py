@@ -270,7 +270,9 @@ def sources_json(states: Sequence[SourceState]) -> list[dict[str, Any]]:
             "verdict": s.verdict,
             "clause": s.clause,
             "detail": s.detail,
-            # As index status gives it: what failed, where the code stays, what to do.
+            # As index status gives them: why the last refresh failed; for a failed release
+            # lookup, what failed, where the code stays, what to do.
+            "last_error": s.last_error,
             "release_error": s.release_error,
         }
         for s in states

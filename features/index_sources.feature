@@ -164,6 +164,18 @@ Feature: Explaining which repositories are indexed
     And the release lookup column says "its code is left out of the index"
     And the release lookup column says "Run the build again once GitLab can say which release is the latest"
 
+  Scenario: A source whose refresh failed shows its last error in index sources as in index status
+    Given GitLab answers git with 403
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then the exit code is 0
+    And source "acme/handbook" is "admitted" by clause "site"
+    And the last error of "acme/handbook" says "lacks the read_repository scope"
+    And "acme/tools" has no last error
+    When I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And the last error column says "lacks the read_repository scope"
+
   Scenario: Index status reports what each source was indexed from
     Given the index has been built
     When I run `python -m bot.cli index status --json`

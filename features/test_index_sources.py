@@ -293,22 +293,29 @@ def _rows(world: World) -> dict[str, dict[str, Any]]:
     return {row["source"]: row for row in rows}
 
 
-@then(parsers.parse('the release error of "{name}" says "{text}"'))
-def release_error_says(world: World, name: str, text: str) -> None:
+@then(parsers.re(r'the (?P<kind>release|last) error of "(?P<name>[^"]+)" says "(?P<text>.+)"'))
+def error_says(world: World, kind: str, name: str, text: str) -> None:
     rows = _rows(world)
-    assert text in (rows[name]["release_error"] or ""), rows[name]
+    assert text in (rows[name][f"{kind}_error"] or ""), rows[name]
 
 
-@then(parsers.parse('"{name}" has no release error'))
-def no_release_error(world: World, name: str) -> None:
+@then(parsers.re(r'"(?P<name>[^"]+)" has no (?P<kind>release|last) error'))
+def no_error(world: World, name: str, kind: str) -> None:
     rows = _rows(world)
-    assert rows[name]["release_error"] is None, rows[name]
+    assert rows[name][f"{kind}_error"] is None, rows[name]
 
 
-@then(parsers.parse('the release lookup column says "{text}"'))
-def release_lookup_column(world: World, text: str) -> None:
-    assert "┃ release lookup" in world.stdout, world.stdout  # the heading of the fifth column
-    cells = [line.split("│")[5] for line in world.stdout.splitlines() if line.count("│") == 6]
+@then(parsers.parse('the {column} column says "{text}"'))
+def column_says(world: World, column: str, text: str) -> None:
+    [heading] = [line for line in world.stdout.splitlines() if "┃" in line]
+    headings = [h.strip() for h in heading.split("┃")]
+    assert column in headings, world.stdout
+    at = headings.index(column)
+    cells = [
+        line.split("│")[at]
+        for line in world.stdout.splitlines()
+        if line.count("│") == len(headings) - 1
+    ]
     assert text in " ".join(" ".join(cells).split()), world.stdout
 
 

@@ -101,6 +101,7 @@ def test_sources_and_status_json(configured, capsys):
             "verdict": "admitted",
             "clause": "local",
             "detail": "listed in sources.local",
+            "last_error": None,
             "release_error": None,
         }
     ]
