@@ -127,6 +127,15 @@ async def tell_unreadable(ctx: lightbulb.Context, doing: str, exc: StoreError) -
     await tell(ctx, unreadable_reply(doing, reference))
 
 
+async def tell_presser_unreadable(
+    interaction: hikari.ComponentInteraction, doing: str, exc: StoreError
+) -> None:
+    """``tell_unreadable`` for a button press: a message of its own, the pressed one stays."""
+    reference = str(interaction.id)
+    log.warning("interaction %s: press of %r not shown: %s", reference, interaction.custom_id, exc)
+    await tell_presser(interaction, unreadable_reply(doing, reference))
+
+
 async def defer_press(interaction: hikari.ComponentInteraction) -> None:
     """Acknowledge a button press at once, with a reply to come that only the presser sees."""
     await interaction.create_initial_response(

@@ -6,7 +6,6 @@ ids carry the page number, so they keep working across restarts.
 
 from __future__ import annotations
 
-import logging
 from datetime import UTC, datetime
 
 import hikari
@@ -18,13 +17,11 @@ from bot.discord_format.listings import (
     source_reply,
     sources_reply,
     stale_page_reply,
-    unreadable_reply,
 )
 from bot.engine import Engine
 from bot.errors import StoreError
 from extensions import messages
 
-log = logging.getLogger(__name__)
 loader = lightbulb.Loader()
 
 
@@ -75,9 +72,6 @@ async def on_page(
     except StoreError as exc:
         # Left unanswered, the press would show Discord's "This interaction failed"; the list
         # stays as it was, and only the presser is told why the page did not come.
-        reference = str(interaction.id)
-        log.warning("interaction %s: page %d of /sources not shown: %s", reference, page, exc)
-        doing = "show that page of the sources"
-        await messages.tell_presser(interaction, unreadable_reply(doing, reference))
+        await messages.tell_presser_unreadable(interaction, "show that page of the sources", exc)
         return
     await messages.update_pressed(interaction, sources_reply(states, page))
