@@ -198,6 +198,7 @@ Feature: Asking for the passages that answer a question
     When I run `python -m bot.cli ask "what frobnication depth should I use?"`
     Then the exit code is 0
     And the output says "No model is configured"
+    And the output says "these are the passages an answer would be composed from, in the order the model would read them"
     And the output says "https://widgets.example.org/guide/tuning/#the-frobnicator"
 
   Scenario: Escape sequences in the documentation are shown, never sent to the terminal

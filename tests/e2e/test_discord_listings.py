@@ -131,7 +131,10 @@ def test_status_shows_freshness_errors_totals_and_the_provider(bot, discord):
 
 def test_without_a_model_the_passages_are_shown_with_links_and_mentions_defused(bot, discord):
     reply = ask(discord, "Is there an upgrade notice?", next(USERS))
-    assert reply.content.startswith("No answering model is configured")
+    assert reply.content.startswith(
+        "No answering model is configured, so these are the passages an answer would be drawn "
+        "from, in the order the model would read them"
+    )
     first = reply.embeds[0]
     assert first["title"].startswith("[1] announcements · README.md — Upgrade notice")
     assert "url" not in first  # a local repository has no web address to link to
