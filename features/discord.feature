@@ -41,6 +41,13 @@ Feature: Asking in Discord
     Then the reply says "doesn't answer that"
     And the reply says "not colours"
 
+  Scenario: A decline whose reason is long and written in unseen characters still reaches the asker
+    Given the model declines with a reason of 600 right-to-left overrides
+    When someone runs /ask "Which colours can a widget be?"
+    Then the reply says "doesn't answer that"
+    And the reply says "recorded the question as a documentation gap"
+    And no message the bot sent holds a direction control
+
   Scenario: A feedback press records a vote, and pressing the other button changes it
     Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator"
     And someone has run /ask "What frobnication depth should I set?"

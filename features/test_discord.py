@@ -117,6 +117,11 @@ def model_declines(fake_anthropic: FakeAnthropic, reason: str) -> None:
     fake_anthropic.script(tool_call("", [], declined=True, reason=reason))
 
 
+@given(parsers.parse("the model declines with a reason of {count:d} right-to-left overrides"))
+def model_declines_unseen(fake_anthropic: FakeAnthropic, count: int) -> None:
+    fake_anthropic.script(tool_call("", [], declined=True, reason=RIGHT_TO_LEFT_OVERRIDE * count))
+
+
 @given("the model answers only when it is released")
 def model_holds(fake_anthropic: FakeAnthropic) -> None:
     fake_anthropic.script(citing("Set `frobnication.depth` to seven.", "Tuning the frobnicator"))

@@ -21,14 +21,14 @@ from bot.discord_format.message import (
     Button,
     Embed,
     Reply,
-    defuse_mentions,
     discord_len,
     escape_markdown,
+    escaped_within,
     fit_lines,
     link,
+    markdown_within,
     safe_url,
-    shorten,
-    shorten_markdown,
+    visible_within,
 )
 from bot.errors import (
     Busy,
@@ -41,7 +41,6 @@ from bot.errors import (
 from bot.index.retriever import Result
 from bot.ratelimit import whole_seconds
 from bot.render import age_text
-from bot.unseen import visible
 
 FEEDBACK_PREFIX = "fb:"
 SOURCES_BUDGET = 1800  # the most the citation list may take before the answer is measured
@@ -82,7 +81,7 @@ def place_label(repo: str, path: str, heading: str, symbol: str) -> str:
     """``repo · path — heading`` (or the symbol), at most ``LABEL_LIMIT`` characters."""
     where = symbol or heading
     label = f"{repo} · {path}" + (f" — {where}" if where else "")
-    return shorten(visible(label), LABEL_LIMIT)
+    return visible_within(label, LABEL_LIMIT)
 
 
 def citation_line(c: Citation) -> str:
@@ -93,7 +92,7 @@ def citation_line(c: Citation) -> str:
     label = place_label(c.repo, c.path, c.heading, c.symbol)
     if safe_url(c.url):
         return f"**[{c.n}]** {link(label, c.url)}"
-    return f"**[{c.n}]** {escape_markdown(label)} ({escape_markdown(shorten(c.url, 200))})"
+    return f"**[{c.n}]** {escape_markdown(label)} ({escaped_within(c.url, 200)})"
 
 
 def stale_caveat(stale: Sequence[str]) -> str:
@@ -132,7 +131,7 @@ def answer_reply(outcome: Outcome) -> Reply:
     room = EMBEDS_TOTAL_LIMIT - sources_embed.size() - discord_len("Answer") - discord_len(footer)
     budget = min(EMBED_DESCRIPTION_LIMIT, room)
     note = "*The answer was too long to show whole; ask something narrower for the rest.*"
-    text = shorten_markdown(defuse_mentions(outcome.answer or ""), budget, note)
+    text = markdown_within(outcome.answer or "", budget, note)
     answer = Embed(text, title="Answer", footer=footer)
     content = stale_caveat(outcome.stale) if outcome.stale else ""
     buttons = feedback_buttons(outcome.answer_id) if outcome.answer_id is not None else ()
@@ -155,7 +154,7 @@ def decline_reply(outcome: Outcome, indexed: Sequence[str] = ()) -> Reply:
     kind = decline.kind if decline else "nothing_matched"
     parts = [_DECLINE_LEADS[kind]]
     if decline and kind != "nothing_matched":
-        parts.append("Why: " + escape_markdown(shorten(decline.reason, 500)))
+        parts.append("Why: " + escaped_within(decline.reason, 500))
     gap = (
         "I've recorded the question as a documentation gap, so the people who write the "
         "docs can see what is missing."
@@ -195,8 +194,8 @@ def passages_reply(outcome: Outcome) -> Reply:
     embeds: list[Embed] = []
     total = 0
     for n, p in enumerate(outcome.passages, 1):
-        title = shorten(f"[{n}] " + place_label(p.repo, p.path, p.heading, p.symbol), 250)
-        excerpt = shorten_markdown(defuse_mentions(p.text.strip()), PASSAGE_EXCERPT, "…")
+        title = f"[{n}] " + place_label(p.repo, p.path, p.heading, p.symbol)
+        excerpt = markdown_within(p.text.strip(), PASSAGE_EXCERPT, "…")
         embed = Embed(excerpt or "(empty passage)", title=title, url=safe_url(p.url))
         if len(embeds) == EMBEDS_LIMIT or total + embed.size() > EMBEDS_TOTAL_LIMIT:
             break
@@ -253,7 +252,7 @@ def error_reply(error: PhpbotscoutError | None, reference: str) -> Reply:
             "I can't answer right now: the index could not be read. Try again in a minute; if "
             f"it keeps happening, tell a moderator {ref}."
         )
-    return Reply(shorten(escape_markdown(text), CONTENT_LIMIT), ephemeral=True)
+    return Reply(escaped_within(text, CONTENT_LIMIT), ephemeral=True)
 
 
 def stale_vote_reply() -> Reply:

@@ -19,29 +19,28 @@ from bot.discord_format.message import (
     Embed,
     Reply,
     discord_len,
-    escape_markdown,
     escaped_within,
     fit_lines,
     link,
     safe_url,
-    shorten,
+    visible_within,
 )
 from bot.engine import SourceStatus
 from bot.index.catalog import SourceState
 from bot.render import age_text
-from bot.unseen import visible
 
 SOURCES_PREFIX = "src:page:"
 PAGE_SIZE = 10
 ENTRY_LIMIT = 380  # one source's line; ten of them stay far inside an embed
-# A listed name, escaped: shortened on its own, the line's own cut falls after its bold markup
-# closes, and its verdict and clause keep the rest of the line.
+# A listed name, escaped: shortened on its own, so that its verdict and clause keep the rest of
+# the line.
 LISTED_NAME_LIMIT = 180
 # What one source's explanation shows of each long text, so that a long error is cut short
 # rather than left out of the embed whole, taking what follows it along.
 DETAIL_LIMIT = 500
 ERROR_LIMIT = 800
 NAME_LIMIT = 100
+CLAUSE_LIMIT = 60  # a rule's name (`feed`, `archived`): short, and bounded like all shown text
 
 _PAGE_ID = re.compile(r"src:page:(\d{1,6})")
 
@@ -102,14 +101,7 @@ def sources_reply(states: Sequence[SourceState], page: int = 1) -> Reply:
     pages = page_count(len(states))
     page = min(max(page, 1), pages)
     shown = states[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    lines = [
-        shorten(
-            f"**{escaped_within(s.name, LISTED_NAME_LIMIT)}** — {s.verdict} by "
-            f"{escape_markdown(s.clause)}: {escape_markdown(s.detail)}",
-            ENTRY_LIMIT,
-        )
-        for s in shown
-    ]
+    lines = [_listed(s) for s in shown]
     title = "Sources" + (f" — page {page} of {pages}" if pages > 1 else "")
     content = _verdict_counts(states) + " `/sources name:` explains one of them."
     buttons: tuple[Button, ...] = ()
@@ -121,9 +113,22 @@ def sources_reply(states: Sequence[SourceState], page: int = 1) -> Reply:
     return Reply(content, (Embed("\n".join(lines), title=title),), buttons)
 
 
+def _listed(state: SourceState) -> str:
+    """One source's line in ``/sources``, at most ``ENTRY_LIMIT`` characters.
+
+    Its parts are shortened before they are escaped and marked up, so no cut falls inside an
+    escape or the name's bold markup.
+    """
+    said = (
+        f"**{escaped_within(state.name, LISTED_NAME_LIMIT)}** — {state.verdict} by "
+        f"{escaped_within(state.clause, CLAUSE_LIMIT)}: "
+    )
+    return said + escaped_within(state.detail, ENTRY_LIMIT - discord_len(said))
+
+
 def _explain(state: SourceState) -> str:
-    clause = escape_markdown(state.clause)
-    detail = escape_markdown(shorten(state.detail, DETAIL_LIMIT))
+    clause = escaped_within(state.clause, CLAUSE_LIMIT)
+    detail = escaped_within(state.detail, DETAIL_LIMIT)
     if state.verdict == "admitted":
         return f"**Indexed**: answers may cite it (admitted by {clause}: {detail})."
     if state.verdict == "rejected":
@@ -145,25 +150,25 @@ def source_reply(name: str, states: Sequence[SourceState], now: datetime) -> Rep
         return _unknown_source(name, states)
     lines = [_explain(state), ""]
     facts = [
-        ("Where", escape_markdown(shorten(state.location, DETAIL_LIMIT))),
+        ("Where", escaped_within(state.location, DETAIL_LIMIT)),
         ("Project", link(state.web_url, state.web_url) if state.web_url else ""),
         ("Docs site", link(state.site_url, state.site_url) if state.site_url else ""),
         ("Indexed commit", (state.branch_commit or "")[:12]),
         ("Last refreshed", _ago(state.refreshed_at, now)),
         ("Holds", f"{state.documents} documents, {state.chunks} passages"),
-        ("Last error", escape_markdown(shorten(state.last_error or "", ERROR_LIMIT))),
-        ("Release lookup", escape_markdown(shorten(state.release_error or "", ERROR_LIMIT))),
+        ("Last error", escaped_within(state.last_error or "", ERROR_LIMIT)),
+        ("Release lookup", escaped_within(state.release_error or "", ERROR_LIMIT)),
     ]
     lines += [f"**{label}:** {value}" for label, value in facts if value]
     text, _ = fit_lines(lines, EMBED_DESCRIPTION_LIMIT, lambda k: "…")
     url = safe_url(state.web_url or state.site_url or "")
-    return Reply("", (Embed(text, title=shorten(visible(state.name), 250), url=url),))
+    return Reply("", (Embed(text, title=visible_within(state.name, 250), url=url),))
 
 
 def _unknown_source(name: str, states: Sequence[SourceState]) -> Reply:
     names = [s.name for s in states]
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-    shown = [f"**{escape_markdown(shorten(n, NAME_LIMIT))}**" for n in (name, *close)]
+    shown = [f"**{escaped_within(n, NAME_LIMIT)}**" for n in (name, *close)]
     parts = [f"No source called {shown[0]} is known to the index."]
     if close:
         parts.append("Did you mean " + ", ".join(shown[1:]) + "?")
@@ -251,12 +256,12 @@ def _status_line(s: SourceStatus, now: datetime) -> str:
     if _unresolved(s):
         # Its last index still answers, however old, if it has one; say so and why, kept short
         # for the embed.
-        clause = escape_markdown(s.state.clause)
-        why = escape_markdown(shorten(s.state.detail, 200))
+        clause = escaped_within(s.state.clause, CLAUSE_LIMIT)
+        why = escaped_within(s.state.detail, 200)
         answered = "answered from its last index" if s.state.chunks else "never indexed"
         when += f"; unresolved by {clause} ({why}), {answered}"
     if s.state.last_error:
-        error = escape_markdown(shorten(s.state.last_error, 200))
+        error = escaped_within(s.state.last_error, 200)
         return f"✖ **{name}**: {when}; last error: {error}"
     if _unresolved(s):
         return f"⚠ **{name}**: {when}" + ("; stale" if s.stale else "")

@@ -167,24 +167,42 @@ def shorten(text: str, limit: int, *, marker: str = "…") -> str:
 
 
 def escaped_within(text: str, limit: int) -> str:
-    r"""``text`` escaped as ``escape_markdown`` does, in at most ``limit`` characters.
+    """``text`` escaped as ``escape_markdown`` does, in at most ``limit`` characters.
 
-    The text is shortened before it is escaped, never after: a cut in escaped text can split an
-    escape, or the markup wrapped around it. Escaping can make text many times longer (an
-    unseen character becomes ``\u202e``), so the longest cut that still fits is searched
-    for. ``limit`` must leave room for the longest escape of one character.
+    ``limit`` must leave room for the longest escape of one character (see ``shown_within``).
     """
-    whole = escape_markdown(text)
+    return shown_within(text, limit, escape_markdown)
+
+
+def visible_within(text: str, limit: int) -> str:
+    """``text`` with unseen characters written out (``visible``), in at most ``limit``."""
+    return shown_within(text, limit, visible)
+
+
+def shown_within(
+    text: str,
+    limit: int,
+    show: Callable[[str], str],
+    cut: Callable[[str, int], str] = shorten,
+) -> str:
+    r"""``show(text)`` in at most ``limit`` characters, the text shortened before it is shown.
+
+    Never shortened after: a cut in shown text can split an escape (``\u202e`` left as
+    ``\u20…``), or the markup wrapped around it. Showing can make text many times longer, so
+    the longest cut that still fits is searched for. ``limit`` must leave room for the longest
+    way ``show`` writes one character. ``cut`` shortens the text (``shorten`` unless given).
+    """
+    whole = show(text)
     if discord_len(whole) <= limit:
         return whole
-    fits, over = 1, limit + 1  # shortened to 1, the text is just the marker, which fits
+    fits, over = 1, limit + 1  # the shortest cut, just the marker or the note, is taken to fit
     while over - fits > 1:
         mid = (fits + over) // 2
-        if discord_len(escape_markdown(shorten(text, mid))) <= limit:
+        if discord_len(show(cut(text, mid))) <= limit:
             fits = mid
         else:
             over = mid
-    return escape_markdown(shorten(text, fits))
+    return show(cut(text, fits))
 
 
 def fit_lines(
@@ -214,6 +232,16 @@ def fit_lines(
 
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def markdown_within(text: str, limit: int, note: str) -> str:
+    """Untrusted Markdown with mentions defused (``defuse_mentions``), in at most ``limit``.
+
+    Cut as ``shorten_markdown`` cuts, before unseen characters are written out as escapes.
+    """
+    return shown_within(
+        text, limit, defuse_mentions, lambda markdown, room: shorten_markdown(markdown, room, note)
+    )
 
 
 def shorten_markdown(text: str, limit: int, note: str) -> str:

@@ -337,11 +337,11 @@ def _everything_shown(reply: Reply) -> str:
     return "\n".join(parts)
 
 
-@settings(max_examples=60, deadline=None)
-@given(text=hostile, name=hostile)
-def test_no_reply_shows_a_character_that_acts_unseen(text, name):
+def _every_reply(text: str, name: str) -> list[Reply]:
+    """Every kind of reply, with ``text`` and ``name`` in every place they can be shown."""
     p = passage(1, text=text, heading=text, url=f"https://widgets.example/{text}")
     p = replace(p, repo=name, path=text, symbol=text)
+    local = replace(p, url=f"file://{text}")
     answered = outcome([p], answer=text or "x", citations=(cite(p, 1),), stale=(name,))
     declined = outcome(
         [p], kind="declined", answer=None, decline=Decline("composer_declined", text)
@@ -351,8 +351,9 @@ def test_no_reply_shows_a_character_that_acts_unseen(text, name):
         name or "x", "unresolved", clause=text, detail=text, location=text,
         web_url=f"https://gitlab.example/{text}", last_error=text, release_error=text,
     )  # fmt: skip
-    replies = [
+    return [
         answer_reply(answered),
+        answer_reply(outcome([local], answer="x", citations=(cite(local, 1),))),
         decline_reply(declined),
         decline_reply(nothing, [name]),
         passages_reply(replace(answered, kind="passages", answer=None, model=None)),
@@ -362,8 +363,37 @@ def test_no_reply_shows_a_character_that_acts_unseen(text, name):
         status_reply([SourceStatus(source, 3600, True)], "none", None, NOW),
         error_reply(UsageError(text), "1"),
     ]
-    for reply in replies:
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=hostile, name=hostile)
+def test_no_reply_shows_a_character_that_acts_unseen(text, name):
+    for reply in _every_reply(text, name):
         assert not _ACTS_UNSEEN.search(_everything_shown(reply)), reply
+
+
+# An escape left unfinished by a cut: ``\u20`` of ``\u202e``.
+_CUT_ESCAPE = re.compile(r"\\(?:x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})(?![0-9a-f])")
+long_hostile = st.text(alphabet=st.sampled_from([*_UNSEEN, "a", " "]), min_size=150, max_size=900)
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=long_hostile, name=long_hostile)
+def test_no_reply_cuts_long_text_inside_an_escape(text, name):
+    for reply in _every_reply(text, name):
+        assert_within_limits(reply)
+        shown = _everything_shown(reply)
+        assert not _CUT_ESCAPE.search(shown), _CUT_ESCAPE.search(shown)
+
+
+def test_a_status_reason_of_unusual_characters_stays_as_short_as_a_plain_one():
+    source = state("widgets", "unresolved", detail="\u202e" * 300, last_error="\u2066" * 300)
+    line = status_reply([SourceStatus(source, 3600, False)], "none", None, NOW)
+    reason = line.embeds[0].description.splitlines()[-1]
+    why = reason[reason.index("(") + 1 : reason.index("), answered from")]
+    error = reason[reason.index("last error: ") + len("last error: ") :]
+    assert discord_len(why) <= 200 and why.endswith("…"), why
+    assert discord_len(error) <= 200 and error.endswith("…"), error
 
 
 def test_fit_lines_never_cuts_a_line():
