@@ -44,7 +44,7 @@ def checked_question(question: str) -> str:
     exactly the questions ``ask`` and ``/ask`` do.
 
     Raises:
-        UsageError: the question is empty or too long.
+        UsageError: the question is empty, too long or not text.
     """
     text = question.strip()
     if not text:
@@ -53,6 +53,16 @@ def checked_question(question: str) -> str:
         raise UsageError(
             f"The question is {len(text)} characters long; keep it to {MAX_QUESTION_CHARS} at most."
         )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Bytes of the command line that are not UTF-8 arrive as lone surrogates, which
+        # neither the index, the API's JSON nor claude's input can take: every provider, and
+        # the record of the question, would fail on them with a traceback.
+        raise UsageError(
+            "The question holds bytes that are not UTF-8 text: type it again in a terminal "
+            "that uses UTF-8 (check LANG and LC_ALL)."
+        ) from None
     return text
 
 
@@ -247,7 +257,7 @@ class Engine:
         """Select the passages for ``question``, exactly as the composer receives them.
 
         Raises:
-            UsageError: the question is empty or too long.
+            UsageError: the question is empty, too long or not text.
         """
         text = checked_question(question)
         results = await self.retriever.retrieve(text, limit)
@@ -283,7 +293,7 @@ class Engine:
         and records through the single writer. Nothing from one question reaches another.
 
         Raises:
-            UsageError: the question is empty or too long.
+            UsageError: the question is empty, too long or not text.
             ConfigError: the provider lacks its key or binary.
             EmptyIndexError: nothing has been indexed.
             StoreError: the index cannot be read or written.

@@ -166,6 +166,14 @@ Feature: Asking a question
     Then the exit code is 0
     And the outcome is "passages"
 
+  Scenario: A question typed in a terminal that is not set to UTF-8 is a usage error
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json` as a process of its own, with the byte 0xFF at the end of the question
+    Then the exit code is 2
+    And the error kind is "usage"
+    And the error message says "bytes that are not UTF-8"
+    And nothing is said on standard error
+    And the model was not asked
+
   Scenario: A mistake on the command line is reported as JSON when JSON was asked for
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json --limit 0`
     Then the exit code is 2

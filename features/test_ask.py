@@ -1,12 +1,13 @@
 import json
 
 import pytest
-from pytest_bdd import given, parsers, scenarios, then
+from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.answer.fence import looks_like_delimiter
 from bot.cli import main
-from features.conftest import World
+from features.conftest import World, cli_arguments
 from tests.fakes.anthropic_server import KEY, citing, error, message, tool_call
+from tests.pipes import run_cli
 
 scenarios("ask.feature")
 
@@ -104,6 +105,19 @@ def api_address(monkeypatch, url):
 def someone_asked(question, capsys: pytest.CaptureFixture[str]):
     assert main(["ask", question]) == 0
     capsys.readouterr()
+
+
+@when(
+    parsers.parse(
+        "I run {command} as a process of its own, with the byte 0xFF at the end of the question"
+    )
+)
+def run_with_a_byte_not_utf8(world, command):
+    argv = cli_arguments(command)
+    # The command line's bytes as Python reads them: one that is not UTF-8, as a lone surrogate.
+    argv[1] += " \udcff"
+    done = run_cli(argv, cwd=world.root)
+    world.code, world.stdout, world.stderr = done.returncode, done.stdout, done.stderr
 
 
 @then(parsers.parse('the outcome is "{kind}"'))

@@ -367,6 +367,8 @@ def test_command_line_mistakes_without_json_still_show_the_usage(capsys):
         ("", "The question is empty"),
         (" \n ", "The question is empty"),
         ("w" * 60_000, "4000 at most"),
+        # A byte that is not UTF-8 on the command line arrives as a lone surrogate.
+        ("frobnication depth \udcff", "bytes that are not UTF-8"),
     ],
 )
 @pytest.mark.parametrize("mode", [["--retrieval-only"], []])
