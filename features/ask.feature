@@ -131,6 +131,16 @@ Feature: Asking a question
     And the error message says "Ask again."
     And the documentation-gap backlog is empty
 
+  Scenario: An API address with no Messages API behind it points at the address, not the model
+    Given the API's address has "/v1" at its end
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error kind is "provider"
+    And the error message says "HTTP 404"
+    And the error message says "check ANTHROPIC_BASE_URL if it is set (the client adds /v1/messages to it)"
+    And "answer.model" appears nowhere in the output
+    And the documentation-gap backlog is empty
+
   Scenario: A password in the API's address is refused, and never shown
     Given the API's address carries the password "PASSWORD"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -96,6 +96,11 @@ def address_with_password(fake_anthropic, monkeypatch, password):
     monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
 
 
+@given(parsers.parse('the API\'s address has "{suffix}" at its end'))
+def address_with_suffix(fake_anthropic, monkeypatch, suffix):
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url + suffix)
+
+
 @given(parsers.parse('the API\'s address is "{url}"'))
 def api_address(monkeypatch, url):
     monkeypatch.setenv("ANTHROPIC_BASE_URL", url)

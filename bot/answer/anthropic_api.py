@@ -185,16 +185,21 @@ def _unusable(base_url: str, why: str) -> ProviderError:
 
 def _status_error(exc: anthropic.APIStatusError) -> ProviderError:
     detail = f"HTTP {exc.status_code}" + (f" {exc.type}" if exc.type else "")
+    said = (exc.api_message or "")[:200]
     if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
         advice = "The key was refused: check ANTHROPIC_API_KEY."
     elif isinstance(exc, anthropic.RateLimitError):
         advice = "The API is rate-limiting this key even after retrying: ask again later."
     elif isinstance(exc, anthropic.InternalServerError):
         advice = "The API is failing or overloaded even after retrying: ask again later."
-    elif isinstance(exc, anthropic.NotFoundError):
-        advice = "Check answer.model: the API does not know this model."
+    elif isinstance(exc, anthropic.NotFoundError) and "model" not in said.lower():
+        # An unknown model is one 404; an address with no Messages API behind it (a base URL
+        # that already ends in /v1, say) is the other, and answer.model cannot mend that.
+        advice = (f"It said: {said}. " if said else "") + (
+            "Nothing answers at that address: check ANTHROPIC_BASE_URL if it is set (the "
+            "client adds /v1/messages to it), otherwise ask again later."
+        )
     else:
-        said = (exc.api_message or "")[:200]
         advice = (f"It said: {said}. " if said else "") + _refusal_advice(exc.type, said)
     return ProviderError(f"The Anthropic API answered {detail}. {advice}")
 

@@ -268,8 +268,14 @@ async def test_overloaded_every_time_is_an_error_after_bounded_retries(engine, f
          "Check answer.model", "shorter question"),
         (400, "invalid_request_error", "messages.0.content: unexpected field",
          "check ANTHROPIC_BASE_URL", "Check answer.model"),
+        (404, "not_found_error", "model: claude-nonesuch",
+         "Check answer.model", "ANTHROPIC_BASE_URL"),
+        (404, "not_found_error", "Not Found",
+         "check ANTHROPIC_BASE_URL if it is set (the client adds /v1/messages to it)",
+         "answer.model"),
     ],
-    ids=["prompt-too-long", "request-too-large", "billing", "model", "other"],
+    ids=["prompt-too-long", "request-too-large", "billing", "model", "other", "no-such-model",
+         "no-such-address"],
 )  # fmt: skip
 async def test_a_refused_request_gets_the_advice_that_fits_its_error(
     engine, fake_anthropic, status, kind, said, advice, not_advised
