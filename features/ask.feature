@@ -98,6 +98,20 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
+  Scenario: A range of passages in the answer's text must lie within the passages supplied
+    Given the model answers "Set `frobnication.depth` to seven [1-99]." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the question is declined as "ungrounded"
+    And the decline reason says "99, but only passages 1–"
+
+  Scenario: Every passage in a range the answer's text points to is listed with its citations
+    Given the model answers "Run `widgetctl install` [1-2], then set `frobnication.depth` to seven." citing passage 2
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

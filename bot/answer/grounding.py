@@ -1,9 +1,9 @@
 """Checking a drafted answer against the passages it was drafted from (pure).
 
 A draft is shown only if it cites at least one passage, every passage number it uses (in its
-citations or as a ``[n]`` marker in its text) names a passage that was supplied, every
-identifier it writes as code occurs in a passage it cites, and every link it gives comes from
-a passage it cites. The identifier rule catches the commonest invention: a plausible option,
+citations or as a ``[n]`` or ``[n-m]`` marker in its text) names a passage that was supplied,
+every identifier it writes as code occurs in a passage it cites, and every link it gives comes
+from a passage it cites. The identifier rule catches the commonest invention: a plausible option,
 flag or function that the documentation never mentions; the link rule keeps an answer from
 sending a reader anywhere the documentation does not. Anything else becomes a decline that
 says why.
@@ -48,8 +48,13 @@ _LINK = re.compile(
 )
 _LINK_TRAIL = ".,;:!?'\")]*_"
 LINK_REMOVED = "(a link no passage gives was removed)"
-# A passage marker in prose: [2], or [1, 3].
-_MARKER = re.compile(r"(?<!\w)\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\]")
+# A passage marker in prose: [2], [1, 3], or a range, [1-3] or [1–3], alone or in a list.
+_MARKED = r"\d{1,6}(?:\s*[-\u2010-\u2015\u2212]\s*\d{1,6})?"
+_MARKER = re.compile(rf"(?<!\w)\[({_MARKED}(?:\s*,\s*{_MARKED})*)\]")
+_NUMBER = re.compile(r"\d+")
+# A range wider than this stands for its two ends only: what lies between is listed no further,
+# and a model's reply cannot make the checks count through millions of numbers.
+_RANGE_LIMIT = 1000
 
 
 @lru_cache(maxsize=1)
@@ -113,11 +118,18 @@ def links(markdown: str) -> list[str]:
     return list(dict.fromkeys(url.rstrip(_LINK_TRAIL) for url in found))
 
 
+def _marked(item: str) -> range | tuple[int, ...]:
+    """The passage numbers one item of a marker stands for: ``2``, or every one of ``1-3``."""
+    ends = [int(n) for n in _NUMBER.findall(item)]
+    low, high = min(ends), max(ends)
+    return range(low, high + 1) if high - low < _RANGE_LIMIT else (low, high)
+
+
 def markers(markdown: str) -> list[int]:
-    """The passage numbers the answer's prose refers to as ``[n]``, code left out."""
+    """The passage numbers the answer's prose refers to as ``[n]`` or ``[n-m]``, code left out."""
     prose = _read_code(markdown).prose
-    numbers = (int(n) for m in _MARKER.finditer(prose) for n in m.group(1).split(","))
-    return list(dict.fromkeys(numbers))
+    items = (item for m in _MARKER.finditer(prose) for item in m.group(1).split(","))
+    return list(dict.fromkeys(n for item in items for n in _marked(item)))
 
 
 def cited_numbers(answer: Answer) -> tuple[int, ...]:
@@ -169,7 +181,16 @@ def grounded_reason(reason: str, supplied: Sequence[Passage]) -> str:
 
 
 def _numbers(numbers: Sequence[int]) -> str:
-    return ", ".join(str(n) for n in numbers)
+    """``1, 4–9, 12``: a run of three or more numbers written as its ends."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(
+        f"{run[0]}–{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)) for run in runs
+    )
 
 
 def judge(answer: Answer, passages: Sequence[Passage]) -> Decline | None:

@@ -186,6 +186,20 @@ def test_passage_markers_in_the_text_count_as_citations():
     assert judge(answer("Run `widgetctl install` [2].", [1]), PASSAGES) is None
 
 
+def test_a_range_of_passages_in_the_text_counts_every_passage_in_it():
+    assert markers("Seven [1-2], eight [2–3], nine [1, 3 - 3]; `[5-6]` is code.") == [1, 2, 3]
+    # Every passage in the range is cited: its names count, and one beyond the set is refused.
+    assert judge(answer("Run `widgetctl install` [1-2].", [1]), PASSAGES) is None
+    for text in ("Set `frobnication.depth` [1-9].", "Set `frobnication.depth` [2–99]."):
+        outside = judge(answer(text, [1]), PASSAGES)
+        assert outside is not None and outside.kind == "ungrounded", text
+        assert "only passages 1–3 were supplied" in outside.reason
+    wide = judge(answer("Set `frobnication.depth` [2-99].", [1]), PASSAGES)
+    assert wide is not None and "cited passage 4–99, but" in wide.reason
+    # However wide, a range is checked at its ends and never counted through.
+    assert markers("[1-999999]") == [1, 999999]
+
+
 @given(
     n_passages=st.integers(min_value=0, max_value=10),
     citations=st.lists(st.integers(min_value=-1000, max_value=1000), max_size=6),
