@@ -29,3 +29,9 @@ Feature: Answering with a local claude binary
     When I ask "Which colours can a widget be?" and time it
     Then the exit code is 0
     And claude ran in an empty directory that is gone afterwards
+
+  Scenario: A claude killed by a signal is said to have been killed, by which signal
+    Given claude is killed by signal 9 before it replies
+    When I ask "What frobnication depth should I set?" and time it
+    Then the exit code is 1
+    And the JSON error is of kind "provider" and says "claude was killed by signal 9 (SIGKILL) without a result"

@@ -29,6 +29,11 @@ def claude_hangs_in_child(fake_claude: FakeClaude) -> None:
     fake_claude.behave(stdout=result({"answer": "late"}), delay=60, in_child=True)
 
 
+@given(parsers.parse("claude is killed by signal {number:d} before it replies"))
+def claude_killed(fake_claude: FakeClaude, number: int) -> None:
+    fake_claude.behave(stdout="", killed_by=number)
+
+
 @when(parsers.parse('I ask "{question}" and time it'))
 def ask_timed(
     world: World, question: str, elapsed: list[float], capsys: pytest.CaptureFixture[str]

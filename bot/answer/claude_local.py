@@ -189,6 +189,19 @@ def _usage(data: object) -> Usage:
     return Usage(ints[0], ints[1])
 
 
+def _ended(code: int | None) -> str:
+    """How the run ended: ``exited with status 2``, or ``was killed by signal 9 (SIGKILL)``."""
+    if code is None or code >= 0:
+        return f"exited with status {code}"
+    # A process ended by a signal has the signal's number, negated, as its status: "status -9"
+    # tells the asker nothing, where SIGKILL points at the out-of-memory killer or a person.
+    try:
+        name = f" ({signal.Signals(-code).name})"
+    except ValueError:
+        name = ""
+    return f"was killed by signal {-code}{name}"
+
+
 def _failure(code: int | None, result: dict[str, Any] | None, stderr: bytes) -> str:
     # What claude printed can name the ANTHROPIC_BASE_URL it was given, password and all. It is
     # redacted before it is cut short: a cut inside the URL would leave a password unrecognised.
@@ -196,7 +209,7 @@ def _failure(code: int | None, result: dict[str, Any] | None, stderr: bytes) -> 
         lines = stderr.decode("utf-8", errors="replace").strip().splitlines()
         detail = f": {redact_urls(lines[-1])[:200]}" if lines else ""
         return (
-            f"claude exited with status {code} without a result{detail}. Run "
+            f"claude {_ended(code)} without a result{detail}. Run "
             "'claude -p hello' to check that it is installed and signed in."
         )
     said = str(result.get("result") or "; ".join(map(str, result.get("errors") or [])))

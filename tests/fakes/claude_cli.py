@@ -2,11 +2,12 @@
 
 It accepts the flags phpbotscout passes, records each call (argv, standard input, environment,
 and the directory it runs in with what that holds) in ``calls.jsonl`` beside itself, and then
-behaves as ``behaviour.json`` beside it says: print a result object and exit with a status,
-optionally after a delay. The delay may be spent in
-a child process that shares its output, as when ``claude`` is a wrapper script that runs the
-real binary. Before the delay it writes its pid (and its child's) to ``pids.jsonl``, so a test
-can tell when the processes it started are gone. The result objects have the real CLI's keys.
+behaves as ``behaviour.json`` beside it says: print a result object and exit with a status
+(or be killed by a signal, as the out-of-memory killer would), optionally after a delay. The
+delay may be spent in a child process that shares its output, as when ``claude`` is a wrapper
+script that runs the real binary. Before the delay it writes its pid (and its child's) to
+``pids.jsonl``, so a test can tell when the processes it started are gone. The result objects
+have the real CLI's keys.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ if behaviour.get("stderr"):
     print(behaviour["stderr"], file=sys.stderr)
 if behaviour.get("stdout") is not None:
     sys.stdout.write(behaviour["stdout"])
+if behaviour.get("signal"):
+    sys.stdout.flush()
+    os.kill(os.getpid(), behaviour["signal"])
 sys.exit(behaviour.get("exit", 0))
 """
 
@@ -103,6 +107,7 @@ class FakeClaude:
         stderr: str = "",
         delay: float = 0.0,
         in_child: bool = False,
+        killed_by: int = 0,
     ) -> None:
         text = json.dumps(stdout) if isinstance(stdout, dict) else stdout
         behaviour = {
@@ -111,6 +116,7 @@ class FakeClaude:
             "stderr": stderr,
             "delay": delay,
             "in_child": in_child,
+            "signal": killed_by,
         }
         (self.directory / "behaviour.json").write_text(json.dumps(behaviour), encoding="utf-8")
 

@@ -135,10 +135,12 @@ async def test_a_citation_outside_the_set_is_refused(engine, fake_claude):
             "error_max_turns",
         ),
         ({"stdout": "", "exit": 3, "stderr": "segmentation fault"}, "status 3"),
+        ({"stdout": "", "killed_by": 9}, r"claude was killed by signal 9 \(SIGKILL\) without"),
         ({"stdout": "not json", "exit": 0}, "without a result"),
         ({"stdout": result(reply("Set `frobnication.depth` to 7.", [1])), "exit": 2}, "status 2"),
     ],
-    ids=["is-error", "is-error-exit-0", "crash", "garbage", "non-zero-exit-with-result"],
+    ids=["is-error", "is-error-exit-0", "crash", "killed", "garbage",
+         "non-zero-exit-with-result"],
 )  # fmt: skip
 async def test_provider_failures_are_errors_not_declines(engine, fake_claude, behaviour, message):
     fake_claude.behave(**behaviour)
