@@ -210,6 +210,16 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/handbook" is "admitted" by clause "site"
 
+  Scenario: A listing that does not say whether projects are public rejects none of them
+    Given the index has been built
+    And GitLab lists its projects without saying whether they are public or archived
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "'visibility' is missing or null, not a visibility level"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "admitted" by clause "site"
+    And source "acme/secret" is "rejected" by clause "visibility"
+
   Scenario: A rate limit stops the build with a clear message
     Given the forge rate-limits every request
     When I run `python -m bot.cli index build`

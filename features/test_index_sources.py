@@ -188,6 +188,12 @@ def malformed_namespace(forge: FakeGitLab, path: str) -> None:
     forge.project(path).malformed = {"namespace": path.rpartition("/")[0]}
 
 
+@given("GitLab lists its projects without saying whether they are public or archived")
+def listing_without_visibility(forge: FakeGitLab) -> None:
+    for project in forge.projects:
+        project.omits = ("visibility", "archived")
+
+
 @given("the forge rate-limits every request")
 def rate_limited(forge: FakeGitLab) -> None:
     forge.rules.append(Rule(r"^/", status=429, headers={"Retry-After": "60"}))

@@ -402,19 +402,33 @@ _MALFORMED = (ValueError, TypeError, KeyError)
 
 
 def _project(item: dict[str, Any]) -> Project:
-    """A project from GitLab's JSON; a field of the wrong shape raises TypeError naming it."""
+    """A project from GitLab's JSON; a field of the wrong shape raises TypeError naming it.
+
+    The fields the predicate rejects on must be there as GitLab writes them: a project with no
+    path would be indexed as one named "None", and one whose visibility is left out (GitLab's
+    ``simple`` form, or a proxy's) would be rejected as private, so the listing fails instead
+    of deleting what it cannot describe.
+    """
     if not isinstance(item, dict):
         raise TypeError(f"a project is a {type(item).__name__}, not an object")
-    path = str(item["path_with_namespace"])
+    path = item.get("path_with_namespace")
+    if not isinstance(path, str) or not path.strip("/ "):
+        raise TypeError(f"'path_with_namespace' is {_shape(path)}, not a project path")
     namespace = item.get("namespace") or {}
     if not isinstance(namespace, dict):
         raise TypeError(f"{path}: 'namespace' is a {type(namespace).__name__}, not an object")
+    visibility = item.get("visibility")
+    if not isinstance(visibility, str) or not visibility:
+        raise TypeError(f"{path}: 'visibility' is {_shape(visibility)}, not a visibility level")
+    archived = item.get("archived")
+    if not isinstance(archived, bool):
+        raise TypeError(f"{path}: 'archived' is {_shape(archived)}, not true or false")
     return Project(
         id=int(item["id"]),
         path=path,
         namespace=str(namespace.get("full_path") or path.rpartition("/")[0]),
-        visibility=str(item.get("visibility") or ""),
-        archived=bool(item.get("archived", False)),
+        visibility=visibility,
+        archived=archived,
         empty_repo=bool(item.get("empty_repo", False)),
         default_branch=item.get("default_branch") or None,
         http_url=item.get("http_url_to_repo") or None,
@@ -423,6 +437,15 @@ def _project(item: dict[str, Any]) -> Project:
         pages_access_level=item.get("pages_access_level"),
         namespace_id=_int_or_none(namespace.get("id")),
     )
+
+
+def _shape(value: object) -> str:
+    """What a JSON field holds, for a message: ``missing or null``, ``empty``, ``a list``."""
+    if value is None:
+        return "missing or null"
+    if value == "":
+        return "empty"
+    return f"a {type(value).__name__}"
 
 
 def _int_or_none(value: object) -> int | None:

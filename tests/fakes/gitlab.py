@@ -55,6 +55,7 @@ class FakeProject:
     ssh_url: str | None = None
     lists_web_url: bool = True  # False: the listing leaves ``web_url`` out
     malformed: dict[str, Any] = field(default_factory=dict)  # fields served as given, broken
+    omits: tuple[str, ...] = ()  # fields the API leaves out of the project
 
     @property
     def namespace_path(self) -> str:
@@ -62,7 +63,7 @@ class FakeProject:
 
     def json(self, base: str, namespace_id: int) -> dict[str, Any]:
         namespace = self.namespace_path
-        return (
+        served = (
             {
                 "id": self.id,
                 "name": self.path.rpartition("/")[2],
@@ -80,6 +81,7 @@ class FakeProject:
             | ({"web_url": f"{base}/{self.path}"} if self.lists_web_url else {})
             | self.malformed
         )
+        return {k: v for k, v in served.items() if k not in self.omits}
 
 
 @dataclass

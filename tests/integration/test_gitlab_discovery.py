@@ -154,7 +154,14 @@ async def test_a_listing_that_never_ends_stops_at_once_and_changes_nothing(
 
 @pytest.mark.parametrize(
     "broken",
-    [{"namespace": "acme"}, {"id": "seven"}, {"path_with_namespace": None, "namespace": [1]}],
+    [
+        {"namespace": "acme"},
+        {"id": "seven"},
+        {"path_with_namespace": None, "namespace": [1]},
+        {"path_with_namespace": None},
+        {"visibility": None},
+        {"archived": "false"},
+    ],
 )
 async def test_a_malformed_listing_item_is_a_one_line_error_that_changes_nothing(
     tmp_path, fake, broken
@@ -174,6 +181,27 @@ async def test_a_malformed_listing_item_is_a_one_line_error_that_changes_nothing
         )
         assert "\n" not in report.errors[0]
         assert _verdicts(await engine.sources()) == before
+
+
+async def test_a_listing_that_leaves_out_visibility_or_archiving_rejects_nothing(tmp_path, fake):
+    # GitLab's simple form of a project carries neither: it says nothing of either fact.
+    upstream(fake, "acme/handbook", README)
+    upstream(fake, "acme/tools", README)
+    fake.feed = ["acme/handbook", "acme/tools"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = _verdicts(await engine.sources())
+        clones = sorted(p.name for p in (tmp_path / "clones").iterdir())
+        for project in fake.projects:
+            project.omits = ("visibility", "archived", "pages_access_level", "empty_repo")
+        report = await engine.refresh()
+        assert report.errors == (
+            "GitLab discovery failed: GitLab's project listing of 'acme' is not what it should "
+            "be: item 1 of page 1: acme/handbook: 'visibility' is missing or null, not a "
+            "visibility level. The previous verdicts, index and clones are kept.",
+        )
+        assert _verdicts(await engine.sources()) == before
+        assert sorted(p.name for p in (tmp_path / "clones").iterdir()) == clones
 
 
 async def test_a_shared_project_is_not_listed_when_the_server_honours_with_shared(tmp_path, fake):
