@@ -220,6 +220,16 @@ Feature: Explaining which repositories are indexed
     Then source "acme/handbook" is "admitted" by clause "site"
     And source "acme/secret" is "rejected" by clause "visibility"
 
+  Scenario: A sign-in page answering for GitLab's API says to set gitlab.url.api
+    Given the index has been built
+    And a sign-in page answers the group listing in GitLab's place
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "is a web page, not JSON"
+    And the output says "Set gitlab.url.api to GitLab's API root"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "admitted" by clause "site"
+
   Scenario: A rate limit stops the build with a clear message
     Given the forge rate-limits every request
     When I run `python -m bot.cli index build`

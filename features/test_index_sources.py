@@ -194,6 +194,12 @@ def listing_without_visibility(forge: FakeGitLab) -> None:
         project.omits = ("visibility", "archived")
 
 
+@given("a sign-in page answers the group listing in GitLab's place")
+def sign_in_page(forge: FakeGitLab) -> None:
+    page = "<!DOCTYPE html>\n<html><title>Sign in</title></html>\n"
+    forge.rules.append(Rule(r"/groups/[^/]+/projects", status=200, body=page))
+
+
 @given("the forge rate-limits every request")
 def rate_limited(forge: FakeGitLab) -> None:
     forge.rules.append(Rule(r"^/", status=429, headers={"Retry-After": "60"}))

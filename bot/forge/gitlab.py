@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 PER_PAGE = 100
 RELEASE_CONCURRENCY = 4  # one-by-one release lookups in flight at once
 MAX_PAGES = 10_000  # 1,000,000 projects: a listing that never ends is a broken server
+_REDIRECTS = (301, 302, 303, 307, 308)
 _RELEASE_PATH = re.compile(r"/projects/[^/]+/releases/(?P<tag>[^/?#]+)/?$")
 
 
@@ -166,6 +167,8 @@ class GitLabForge:
                     f"GitLab has no group {group!r} visible to this token ({answer.describe()}). "
                     "Check gitlab.group, and GITLAB_TOKEN if the group is not public."
                 )
+            if answer.status in _REDIRECTS or (answer.status == 200 and _web_page(answer)):
+                raise ForgeError(_not_the_api(group, answer))
             if answer.status != 200:
                 raise ForgeError(
                     f"listing the projects of {group!r} failed: {answer.describe()}"
@@ -319,7 +322,7 @@ class GitLabForge:
         path = f"/projects/{project.id}/releases/permalink/latest"
         try:
             answer = await self._get(path)
-            if answer.status in (301, 302, 303, 307, 308):
+            if answer.status in _REDIRECTS:
                 location = urljoin(answer.url, answer.headers.get("Location", ""))
                 # The redirect names the tag (notes: .../releases/<url-encoded tag>), which is
                 # all we need: the commit comes from the repository's own refs.
@@ -450,6 +453,30 @@ def _shape(value: object) -> str:
 
 def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _web_page(answer: _Answer) -> bool:
+    """Whether an answer is HTML: a sign-in page or GitLab's web UI, not its API."""
+    kind = answer.headers.get("Content-Type", "").lower()
+    return kind.startswith("text/html") or answer.body.lstrip()[:1] == b"<"
+
+
+def _not_the_api(group: str, answer: _Answer) -> str:
+    """Why a listing answered by a redirect or a web page came from something but the API.
+
+    Both mean ``gitlab.url.api`` is not the API's root as it is reached (its web address, or
+    http where GitLab sends everyone to https), or that a sign-in page answers in its place.
+    """
+    if answer.status in _REDIRECTS:
+        target = urljoin(answer.url, answer.headers.get("Location", ""))
+        what = f"redirects to {redact_urls(target)}, where no request of ours follows"
+    else:
+        what = "is a web page, not JSON, as a sign-in page or GitLab's web address answers"
+    return (
+        f"GitLab's project listing of {group!r} {what}. Set gitlab.url.api to GitLab's API "
+        "root as it is reached directly, ending in /api/v4 (such as "
+        "https://gitlab.example.com/api/v4)"
+    )
 
 
 def _advice(status: int, scope: str) -> str:

@@ -92,6 +92,7 @@ class Rule:
     status: int | None = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    body: str | None = None  # served instead of the injected message, as text/html
     times: int | None = None  # apply this many times, then stop (None: always)
     skip: int = 0  # let this many matching requests through first
     seen: int = 0
@@ -253,6 +254,13 @@ class FakeGitLab:
                     body = json.dumps({"message": f"{rule.status} injected"})
                     if rule.status == 429:
                         body = "Retry later\n"
+                    if rule.body is not None:
+                        return web.Response(
+                            status=rule.status,
+                            text=rule.body,
+                            content_type="text/html",
+                            headers=rule.headers,
+                        )
                     return web.Response(status=rule.status, text=body, headers=rule.headers)
             response = await handler(request)
             status = response.status

@@ -385,3 +385,39 @@ async def test_a_refused_or_failing_listing_says_what_to_do(tmp_path, fake, stat
     assert f"HTTP {status}" in report.errors[0]
     assert says in report.errors[0]
     assert TOKEN not in report.errors[0]
+
+
+@pytest.mark.parametrize(
+    ("rule", "says"),
+    [
+        (
+            Rule(r"/groups/[^/]+/projects", status=200, body="<!DOCTYPE html>\n<title>Sign in"),
+            "is a web page, not JSON",
+        ),
+        (
+            Rule(
+                r"/groups/[^/]+/projects",
+                status=302,
+                headers={"Location": "https://127.0.0.1/users/sign_in?redirect=x"},
+                body="<html>You are being redirected.</html>",
+            ),
+            "redirects to https://127.0.0.1/users/sign_in?***, where no request of ours follows",
+        ),
+    ],
+)
+async def test_a_listing_answered_by_something_but_the_api_says_to_set_gitlab_url_api(
+    tmp_path, fake, rule, says
+):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = _verdicts(await engine.sources())
+        fake.rules = [rule]
+        report = await engine.refresh()
+        assert _verdicts(await engine.sources()) == before
+    assert len(report.errors) == 1
+    assert f"GitLab's project listing of 'acme' {says}" in report.errors[0]
+    assert "Set gitlab.url.api to GitLab's API root" in report.errors[0]
+    assert "/api/v4" in report.errors[0]
+    assert TOKEN not in report.errors[0]
