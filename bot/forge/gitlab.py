@@ -408,9 +408,10 @@ def _project(item: dict[str, Any]) -> Project:
     """A project from GitLab's JSON; a field of the wrong shape raises TypeError naming it.
 
     The fields the predicate rejects on must be there as GitLab writes them: a project with no
-    path would be indexed as one named "None", and one whose visibility is left out (GitLab's
-    ``simple`` form, or a proxy's) would be rejected as private, so the listing fails instead
-    of deleting what it cannot describe.
+    path would be indexed as one named "None", one whose visibility is left out would be
+    rejected as private, and one whose archiving is left out (GitLab's ``simple`` form leaves
+    it out) would be admitted even if archived. The listing fails instead of deciding, and so
+    deleting or indexing, what it does not describe.
     """
     if not isinstance(item, dict):
         raise TypeError(f"a project is a {type(item).__name__}, not an object")

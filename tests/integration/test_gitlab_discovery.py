@@ -184,7 +184,7 @@ async def test_a_malformed_listing_item_is_a_one_line_error_that_changes_nothing
 
 
 async def test_a_listing_that_leaves_out_visibility_or_archiving_rejects_nothing(tmp_path, fake):
-    # GitLab's simple form of a project carries neither: it says nothing of either fact.
+    # Not being told a project is public, or not archived, is not being told the opposite.
     upstream(fake, "acme/handbook", README)
     upstream(fake, "acme/tools", README)
     fake.feed = ["acme/handbook", "acme/tools"]
