@@ -180,32 +180,43 @@ class GitLabSources:
         for state in known:
             if state.name in listed:
                 continue
-            reason = self.discovery.unconfirmed.get(state.name)
-            verdict, detail = (
-                (
-                    Verdict.UNRESOLVED,
-                    f"missing from the listing of {self.group}, and GitLab could not "
-                    f"confirm it is gone: {reason}",
-                )
-                if reason is not None
-                else (
-                    Verdict.REJECTED,
-                    f"no longer listed in {self.group} (deleted, moved out, or no longer "
-                    "visible to this token)",
-                )
-            )
-            candidates.append(
-                Candidate(
-                    state.name,
-                    "gitlab",
-                    state.location,
-                    verdict,
-                    "group",
-                    detail,
-                    web_url=state.web_url,
-                )
-            )
+            candidates.append(self._unlisted(state))
         return candidates
+
+    def _unlisted(self, state: SourceState) -> Candidate:
+        """The verdict of a known source the listing left out, saying what GitLab said of it."""
+        reason = self.discovery.unconfirmed.get(state.name)
+        moved_to = self.discovery.moved.get(state.name)
+        if reason is not None:
+            verdict, detail = (
+                Verdict.UNRESOLVED,
+                f"missing from the listing of {self.group}, and GitLab could not "
+                f"confirm it is gone: {reason}",
+            )
+        elif moved_to is not None:
+            verdict, detail = (
+                Verdict.REJECTED,
+                f"no longer at this path: GitLab says the project is now {moved_to} (renamed "
+                "or moved), a source of its own under that name if it qualifies",
+            )
+        elif state.verdict == Verdict.REJECTED.value and state.clause == "group":
+            # A source rejected is not asked for again, so what GitLab said then still stands.
+            verdict, detail = Verdict.REJECTED, state.detail
+        else:
+            verdict, detail = (
+                Verdict.REJECTED,
+                f"no longer listed in {self.group} (deleted, moved out, or no longer "
+                "visible to this token)",
+            )
+        return Candidate(
+            state.name,
+            "gitlab",
+            state.location,
+            verdict,
+            "group",
+            detail,
+            web_url=state.web_url,
+        )
 
     async def known_names(self) -> set[str]:
         """Every GitLab source the index knows, for checking ``--source`` after a failed run."""

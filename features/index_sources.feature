@@ -67,6 +67,18 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/go/config" is "admitted" by clause "siteless"
 
+  Scenario: A renamed project leaves its old name saying where it went
+    Given the index has been built
+    And "acme/handbook" is renamed to "acme/manual", in GitLab and in the estate feed
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And the table explains "GitLab says the project is now acme/manual (renamed or moved)"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "rejected" by clause "group"
+    And source "acme/manual" is "admitted" by clause "site"
+    And there is no clone of "acme/handbook"
+
   Scenario: A project listed twice while the group is read is indexed once
     Given GitLab lists 2 projects a page
     And a public project "acme/moved" moves into the group once the first page has been read

@@ -7,7 +7,14 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.cli import main
 from features.conftest import World
-from tests.fakes.estate import another_process_holding, push, release, site_config, upstream
+from tests.fakes.estate import (
+    another_process_holding,
+    push,
+    release,
+    rename,
+    site_config,
+    upstream,
+)
 from tests.fakes.gitlab import FakeGitLab, Rule
 from tests.gitrepo import git
 
@@ -161,6 +168,12 @@ def moved_in_mid_listing(forge: FakeGitLab, path: str) -> None:
     moved = upstream(forge, path, {"README.md": "# Moved\n\nIt moved.\n"}, site=False)
     forge.projects.remove(moved)
     forge.after_page[1] = lambda: forge.projects.insert(0, moved)
+
+
+@given(parsers.parse('"{path}" is renamed to "{new}", in GitLab and in the estate feed'))
+def renamed(forge: FakeGitLab, path: str, new: str) -> None:
+    rename(forge, path, new)
+    forge.feed = [new if entry == path else entry for entry in forge.feed]
 
 
 @given("another process is refreshing the clones, with a clone in progress")

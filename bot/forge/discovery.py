@@ -116,13 +116,15 @@ class Discovery:
     """One discovery run: a candidate per listed project, or why the listing failed.
 
     ``unconfirmed``: sources the listing left out whose absence GitLab could not confirm this
-    run, by name, with the reason.
+    run, by name, with the reason. ``moved``: sources the listing left out that GitLab names
+    under another path now (renamed or moved), by old name, with the new path.
     """
 
     candidates: tuple[ForgeCandidate, ...]
     error: str | None = None
     feed_error: str | None = None  # why the feed could not be used; its verdicts are unresolved
     unconfirmed: Mapping[str, str] = field(default_factory=dict)
+    moved: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -158,7 +160,8 @@ async def discover(
     sources earlier runs admitted or left unresolved) that the listing leaves out is therefore
     asked for by its path: one GitLab still has in the group is decided as if listed, one it no
     longer has is left out (the caller rejects it), and one it cannot answer for is
-    ``unconfirmed``.
+    ``unconfirmed``. GitLab answers an old path with the project under its new one, which is
+    ``moved``: the caller rejects the old name saying where it went.
 
     Args:
         forge: the forge to ask.
@@ -183,6 +186,7 @@ async def discover(
 
     gate = asyncio.Semaphore(FACT_CONCURRENCY)
     unconfirmed: dict[str, str] = {}
+    moved: dict[str, str] = {}
     missing = [n for n in expected if not any(same_path(n, p.path) for p in projects)]
 
     async def confirm(name: str) -> Project | None:
@@ -191,8 +195,11 @@ async def discover(
         if isinstance(found, Unknown):
             unconfirmed[name] = found.reason
             return None
-        if found is None or not same_path(found.path, name):
-            return None  # gone, or renamed (then listed, or not, under its new path)
+        if found is None:
+            return None
+        if not same_path(found.path, name):
+            moved[name] = found.path  # listed, or not, under that path: decided there
+            return None
         log.info("%s was missing from the listing of %s but is still there", name, policy.group)
         return found
 
@@ -209,7 +216,7 @@ async def discover(
 
     candidates = await _all(one(p) for p in projects)
     feed_error = feed.reason if isinstance(feed, Unknown) else None
-    return Discovery(tuple(candidates), feed_error=feed_error, unconfirmed=unconfirmed)
+    return Discovery(tuple(candidates), feed_error=feed_error, unconfirmed=unconfirmed, moved=moved)
 
 
 async def _all(work: Iterable[Coroutine[Any, Any, T]]) -> list[T]:

@@ -58,6 +58,15 @@ def release(fake: FakeGitLab, path: str, tag: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
+def rename(fake: FakeGitLab, path: str, new: str) -> None:
+    """Rename or move a project, its repository with it; its old path still finds it."""
+    project = fake.project(path)
+    fake.repo_dir(new).parent.mkdir(parents=True, exist_ok=True)
+    fake.repo_dir(path).rename(fake.repo_dir(new))
+    project.former_paths = (*project.former_paths, path)
+    project.path = new
+
+
 def configure(
     tmp_path: Path,
     fake: FakeGitLab,

@@ -56,6 +56,7 @@ class FakeProject:
     lists_web_url: bool = True  # False: the listing leaves ``web_url`` out
     malformed: dict[str, Any] = field(default_factory=dict)  # fields served as given, broken
     omits: tuple[str, ...] = ()  # fields the API leaves out of the project
+    former_paths: tuple[str, ...] = ()  # earlier paths, which GitLab still answers for
 
     @property
     def namespace_path(self) -> str:
@@ -307,10 +308,15 @@ class FakeGitLab:
         return response
 
     async def _project(self, request: web.Request) -> web.Response:
-        """One project by numeric id or full path, shared or not, as ``GET /projects/:id``."""
+        """One project by id or full path, shared or not, as ``GET /projects/:id``.
+
+        A path the project had before a rename or a move answers with the project as it is now,
+        as GitLab follows its redirect routes.
+        """
         wanted = unquote(request.match_info["id"])
         for p in self.projects:
-            if (str(p.id) == wanted or p.path == wanted) and self._visible(p, request):
+            named = str(p.id) == wanted or wanted in (p.path, *p.former_paths)
+            if named and self._visible(p, request):
                 return web.json_response(p.json(self.url, self.namespace_id(p.namespace_path)))
         return web.json_response({"message": "404 Project Not Found"}, status=404)
 

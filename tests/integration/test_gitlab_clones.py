@@ -17,7 +17,14 @@ from bot import config as config_module
 from bot.engine import Engine
 from bot.errors import RateLimited, SourceError
 from bot.index import catalog
-from tests.fakes.estate import another_process_holding, configure, push, release, upstream
+from tests.fakes.estate import (
+    another_process_holding,
+    configure,
+    push,
+    release,
+    rename,
+    upstream,
+)
 from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
 from tests.gitrepo import commit, git, make_repo
 from tests.integration.conftest import TOKEN
@@ -424,6 +431,24 @@ async def test_a_project_deleted_mid_listing_keeps_the_others(tmp_path, fake):
         assert (states["acme/a"].verdict, states["acme/a"].clause) == ("rejected", "group")
     assert not _clone(tmp_path, "acme/a").exists()
     assert _clone(tmp_path, "acme/c").is_dir()
+
+
+async def test_a_renamed_project_leaves_its_old_name_saying_where_it_went(tmp_path, fake):
+    upstream(fake, "acme/widgets", {"README.md": "# Widgets\n\nSprockets.\n"})
+    fake.feed = ["acme/widgets", "acme/gadgets"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        rename(fake, "acme/widgets", "acme/gadgets")
+        for _ in range(2):  # the reason stands on the runs after, which ask nothing of it
+            report = await engine.refresh()
+            assert report.ok, report.errors
+            states = {s.name: s for s in await engine.sources()}
+            old, new = states["acme/widgets"], states["acme/gadgets"]
+            assert (old.verdict, old.clause, old.documents) == ("rejected", "group", 0)
+            assert "GitLab says the project is now acme/gadgets (renamed or moved)" in old.detail
+            assert (new.verdict, new.clause, new.documents) == ("admitted", "site", 1)
+    assert not _clone(tmp_path, "acme/widgets").exists()
+    assert _clone(tmp_path, "acme/gadgets").is_dir()
 
 
 async def test_a_project_listed_twice_is_decided_fetched_and_indexed_once(tmp_path, fake):
