@@ -242,6 +242,16 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/handbook" is "admitted" by clause "site"
 
+  Scenario: A GitLab that cannot be reached says what to check, and the index answers on
+    Given the index has been built
+    And nothing listens where gitlab.url.api points
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "GitLab could not be reached for /groups/acme/projects"
+    And the output says "Check gitlab.url.api and that GitLab can be reached from here"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "admitted" by clause "site"
+
   Scenario: A rate limit stops the build with a clear message
     Given the forge rate-limits every request
     When I run `python -m bot.cli index build`

@@ -1,4 +1,5 @@
 import shutil
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -211,6 +212,15 @@ def listing_without_visibility(forge: FakeGitLab) -> None:
 def sign_in_page(forge: FakeGitLab) -> None:
     page = "<!DOCTYPE html>\n<html><title>Sign in</title></html>\n"
     forge.rules.append(Rule(r"/groups/[^/]+/projects", status=200, body=page))
+
+
+@given("nothing listens where gitlab.url.api points")
+def api_unreachable(world: World, forge: FakeGitLab) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        nowhere = f"http://127.0.0.1:{closed.getsockname()[1]}/api/v4"
+    path = world.root / "phpbotscout.toml"
+    path.write_text(path.read_text().replace(f'api = "{forge.api}"', f'api = "{nowhere}"'))
 
 
 @given("the forge rate-limits every request")

@@ -151,17 +151,24 @@ class GitLabForge:
         page = "1"
         for _ in range(MAX_PAGES):
             asked.add(page)
-            answer = await self._get(
-                f"/groups/{quote(group, safe='')}/projects",
-                {
-                    "include_subgroups": "true",
-                    "with_shared": "false",
-                    "order_by": "id",
-                    "sort": "asc",
-                    "per_page": str(PER_PAGE),
-                    "page": page,
-                },
-            )
+            try:
+                answer = await self._get(
+                    f"/groups/{quote(group, safe='')}/projects",
+                    {
+                        "include_subgroups": "true",
+                        "with_shared": "false",
+                        "order_by": "id",
+                        "sort": "asc",
+                        "per_page": str(PER_PAGE),
+                        "page": page,
+                    },
+                )
+            except _Unreachable as exc:
+                # The listing comes first: where it gets no answer, no request of the run will.
+                raise ForgeError(
+                    f"{exc}. Check gitlab.url.api and that GitLab can be reached from here; if "
+                    "GitLab is down, run the build again later"
+                ) from None
             if answer.status == 404:
                 raise ForgeError(
                     f"GitLab has no group {group!r} visible to this token ({answer.describe()}). "

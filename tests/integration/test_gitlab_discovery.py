@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -13,6 +14,7 @@ from bot.config import Secret
 from bot.engine import Engine
 from bot.errors import RateLimited
 from bot.forge.gitlab import GitLabForge
+from bot.refresh import refresh
 from tests.fakes.estate import configure, upstream
 from tests.fakes.gitlab import FakeGitLab, Rule
 from tests.integration.conftest import TOKEN
@@ -420,4 +422,35 @@ async def test_a_listing_answered_by_something_but_the_api_says_to_set_gitlab_ur
     assert f"GitLab's project listing of 'acme' {says}" in report.errors[0]
     assert "Set gitlab.url.api to GitLab's API root" in report.errors[0]
     assert "/api/v4" in report.errors[0]
+    assert TOKEN not in report.errors[0]
+
+
+async def test_a_listing_that_gets_no_answer_says_what_to_check(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    config = configure(tmp_path, fake, token=TOKEN)
+    async with await Engine.open(config) as engine:
+        await engine.refresh()
+        before = _verdicts(await engine.sources())
+        fake.rules = [Rule(r"/groups/[^/]+/projects", delay=0.5)]
+        async with GitLabForge(config.gitlab_api_url, Secret(TOKEN), timeout=0.1) as forge:
+            report = await refresh(config, engine.store, forge=forge)
+        assert _verdicts(await engine.sources()) == before
+    assert len(report.errors) == 1
+    assert "GitLab did not answer /groups/acme/projects in time" in report.errors[0]
+    assert "Check gitlab.url.api and that GitLab can be reached from here" in report.errors[0]
+    assert "run the build again later" in report.errors[0]
+
+
+async def test_a_forge_that_cannot_be_reached_says_what_to_check(tmp_path, fake):
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    api = f"http://127.0.0.1:{port}/api/v4"
+    config = configure(tmp_path, fake, token=TOKEN, gitlab={"url": {"api": api}})
+    async with await Engine.open(config) as engine:
+        report = await engine.refresh()
+    assert len(report.errors) == 1
+    assert "GitLab could not be reached for /groups/acme/projects" in report.errors[0]
+    assert "Check gitlab.url.api and that GitLab can be reached from here" in report.errors[0]
     assert TOKEN not in report.errors[0]
