@@ -294,3 +294,11 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/handbook" is "unresolved" by clause "feed"
 
+  Scenario: A feed larger than any estate is read no further and takes nothing away
+    Given the index has been built
+    And the estate feed grows past 16 MiB
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "sent more than 16 MiB"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "unresolved" by clause "feed"

@@ -1,3 +1,4 @@
+import json
 import shutil
 import socket
 from collections.abc import Iterator
@@ -7,6 +8,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.cli import main
+from bot.forge.gitlab import FEED_LIMIT
 from features.conftest import World
 from tests.fakes.estate import (
     another_process_holding,
@@ -58,6 +60,12 @@ def forge_project(forge: FakeGitLab, kind: str, path: str, site: str) -> None:
 @given(parsers.parse('the estate feed lists every project except "{path}"'))
 def feed_except(forge: FakeGitLab, path: str) -> None:
     forge.feed = [p.path for p in forge.projects if p.path != path]
+
+
+@given("the estate feed grows past 16 MiB")
+def feed_huge(forge: FakeGitLab) -> None:
+    filler = [f"acme/filler-{i:08d}" for i in range(FEED_LIMIT // 20)]
+    forge.feed = json.dumps([p.path for p in forge.projects] + filler).encode()
 
 
 @given("the estate feed lists no project at all")

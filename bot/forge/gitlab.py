@@ -46,6 +46,9 @@ log = logging.getLogger(__name__)
 PER_PAGE = 100
 RELEASE_CONCURRENCY = 4  # one-by-one release lookups in flight at once
 MAX_PAGES = 10_000  # 1,000,000 projects: a listing that never ends is a broken server
+# The estate feed lists paths, some 50 bytes each: 16 MiB is some 300,000 projects. More is a
+# broken or hostile server, which would otherwise be read into memory to its end.
+FEED_LIMIT = 16 * 1024 * 1024
 _REDIRECTS = (301, 302, 303, 307, 308)
 _RELEASE_PATH = re.compile(r"/projects/[^/]+/releases/(?P<tag>[^/?#]+)/?$")
 
@@ -397,10 +400,19 @@ class GitLabForge:
             raise RuntimeError("GitLabForge used outside 'async with'")
         try:
             async with self._anonymous.get(url, allow_redirects=True, max_redirects=5) as response:
-                body = await response.read()
                 if response.status != 200:
                     return Unknown(redact_urls(f"{url} answered HTTP {response.status}"))
-                return body
+                body = bytearray()
+                async for chunk in response.content.iter_chunked(64 * 1024):
+                    body += chunk
+                    if len(body) > FEED_LIMIT:
+                        return Unknown(
+                            redact_urls(
+                                f"{url} sent more than {FEED_LIMIT // 1024 // 1024} MiB, far "
+                                "more than a list of project paths takes; it was read no further"
+                            )
+                        )
+                return bytes(body)
         except TimeoutError:
             return Unknown(redact_urls(f"{url} did not answer in time"))
         except aiohttp.ClientError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import sqlite3
 from datetime import UTC, datetime, timedelta
@@ -13,7 +14,7 @@ import pytest
 from bot.config import Secret
 from bot.engine import Engine
 from bot.errors import RateLimited
-from bot.forge.gitlab import GitLabForge
+from bot.forge.gitlab import FEED_LIMIT, GitLabForge
 from bot.refresh import refresh
 from tests.fakes.estate import configure, upstream
 from tests.fakes.gitlab import FakeGitLab, Rule
@@ -266,6 +267,22 @@ async def test_a_feed_that_cannot_be_used_fails_the_build_and_keeps_the_index(tm
         assert any("estate feed" in e and "index.feed.url" in e for e in report.errors)
         assert _verdicts(await engine.sources()) == {"acme/a": ("unresolved", "feed")}
         assert (await engine.retrieve("it does things")).results  # still answered from
+
+
+async def test_a_feed_larger_than_any_estate_is_read_no_further_and_rejects_nothing(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        filler = [f"acme/filler-{i:08d}" for i in range(FEED_LIMIT // 20)]
+        fake.feed = json.dumps(["acme/a", *filler]).encode()
+        assert len(fake.feed) > FEED_LIMIT
+        report = await engine.refresh()
+        [state] = await engine.sources()
+    assert (state.verdict, state.clause) == ("unresolved", "feed")
+    assert f"{fake.url}/feed.json sent more than 16 MiB" in state.detail
+    assert len(report.errors) == 1
+    assert "The estate feed (index.feed.url) could not be used" in report.errors[0]
 
 
 async def test_a_feed_that_fails_is_named_without_the_token_in_its_address(tmp_path, fake):
