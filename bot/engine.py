@@ -29,7 +29,7 @@ from bot.index.embedder import Embedder, packaged_embedder
 from bot.index.hybrid import HybridRetriever
 from bot.index.records import Asked
 from bot.index.retriever import PASSAGES, FtsRetriever, Result, Retriever
-from bot.index.store import Store
+from bot.index.store import Store, now
 from bot.refresh import Progress, RefreshReport, refresh
 
 log = logging.getLogger(__name__)
@@ -303,6 +303,7 @@ class Engine:
                 (recorded as busy: neither a failure of the model nor a decline).
         """
         started = time.perf_counter()
+        asked_at = now()
         text = checked_question(question)
         composer = self.composer()
         provider = composer.provider if composer else self.config.answer_provider
@@ -327,12 +328,14 @@ class Engine:
                     None if busy else composer.model,
                     reason=str(exc),
                     stale=stale,
+                    asked_at=asked_at,
                 )
                 await self._record_failure(failed, started)
                 raise
         model = composer.model if composer and draft else None
         outcome = settle(text, retrieval.query, passages, stale, provider, model, draft)
-        asked = records.asked_from(outcome, origin, draft, (time.perf_counter() - started) * 1000)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        asked = records.asked_from(outcome, origin, draft, elapsed_ms, asked_at)
         ids = await records.record(self.store, asked)
         log.info("question %s: %s", ids.question_id, outcome.kind)
         return _replace(outcome, question_id=ids.question_id, answer_id=ids.answer_id)

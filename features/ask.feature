@@ -178,6 +178,13 @@ Feature: Asking a question
     Then the exit code is 0
     And the backlog lists "Which colours can a widget be?" as "composer_declined"
 
+  Scenario: A declined question is dated when it was asked, not when the model replied
+    Given the model takes 1.5 seconds to decline because "The guide covers tuning, not colours."
+    And someone has asked "Which colours can a widget be?"
+    When I run `python -m bot.cli gaps --json`
+    Then the exit code is 0
+    And the backlog dates "Which colours can a widget be?" by when the model was asked, not by its reply
+
   Scenario: A --since time beyond the calendar in UTC is a usage error
     When I run `python -m bot.cli gaps --since 9999-12-31T23:59-01:00 --json`
     Then the exit code is 2

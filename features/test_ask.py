@@ -1,3 +1,4 @@
+import dataclasses
 import json
 
 import pytest
@@ -53,6 +54,12 @@ def model_answers_citing_number(fake_anthropic, answer, n):
 @given(parsers.parse('the model declines because "{reason}"'))
 def model_declines(fake_anthropic, reason):
     fake_anthropic.script(tool_call("", [], declined=True, reason=reason))
+
+
+@given(parsers.parse('the model takes {seconds:g} seconds to decline because "{reason}"'))
+def model_declines_slowly(fake_anthropic, seconds, reason):
+    declined = tool_call("", [], declined=True, reason=reason)
+    fake_anthropic.script(dataclasses.replace(declined, delay=seconds))
 
 
 @given("the model is overloaded")
@@ -197,6 +204,16 @@ def backlog_empty(world, capsys: pytest.CaptureFixture[str]):
 def backlog_lists(world, question, kind):
     groups = {g["kind"]: g for g in world.json()["groups"]}
     assert [gap["question"] for gap in groups[kind]["gaps"]] == [question]
+
+
+@then(parsers.parse('the backlog dates "{question}" by when the model was asked, not by its reply'))
+def backlog_dates_by_asking(world, fake_anthropic, question):
+    [gap] = [g for group in world.json()["groups"] for g in group["gaps"]]
+    [request] = fake_anthropic.received
+    # The reply came more than a second after the request: a gap dated by the reply would
+    # fall in a later second than the request was sent in.
+    assert gap["question"] == question
+    assert gap["last_asked"] <= request.at, (gap["last_asked"], request.at)
 
 
 @then(parsers.parse('"{secret}" appears nowhere in the output'))

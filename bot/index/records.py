@@ -44,6 +44,9 @@ class Asked:
     usage: Usage | None = None
     compose_ms: float | None = None
     total_ms: float | None = None
+    # When the question arrived, as ``now()`` gives it; the time of recording when not given.
+    # The model may take as long as answer.timeout, and the backlog dates a gap by its asking.
+    asked_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +68,9 @@ class DeclineRow:
     reason: str
 
 
-def asked_from(outcome: Outcome, origin: str, draft: Answer | None, total_ms: float) -> Asked:
+def asked_from(
+    outcome: Outcome, origin: str, draft: Answer | None, total_ms: float, asked_at: str
+) -> Asked:
     """What to record of an outcome; a refused draft is kept for review, never shown."""
     decline = outcome.decline
     return Asked(
@@ -85,6 +90,7 @@ def asked_from(outcome: Outcome, origin: str, draft: Answer | None, total_ms: fl
         usage=outcome.usage,
         compose_ms=outcome.compose_ms if draft else None,
         total_ms=total_ms,
+        asked_at=asked_at,
     )
 
 
@@ -99,7 +105,7 @@ def _insert(conn: sqlite3.Connection, asked: Asked, at: str) -> Recorded:
     question_id = _rowid(
         conn.execute(
             "INSERT INTO questions (asked_at, origin, question, query) VALUES (?, ?, ?, ?)",
-            (at, asked.origin, asked.question, asked.query),
+            (asked.asked_at or at, asked.origin, asked.question, asked.query),
         ).lastrowid
     )
     conn.executemany(

@@ -15,6 +15,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
@@ -43,6 +44,7 @@ class Received:
     headers: Mapping[str, str]
     body: Mapping[str, Any]
     raw: bytes
+    at: str = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0).isoformat())
 
 
 def tool_call(

@@ -1,5 +1,6 @@
 """Every outcome is recorded; votes are one per voter and changeable; gaps lists declines."""
 
+import asyncio
 import shutil
 import sqlite3
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from bot.answer.composer import Answer, Passage, Usage
 from bot.engine import Engine
 from bot.errors import Busy, ProviderError, UsageError
 from bot.index import records
-from bot.index.store import MIGRATIONS_DIR, Store
+from bot.index.store import MIGRATIONS_DIR, Store, now
 from tests.answering import answer_config, make_estate, number_of
 
 QUESTION = "What frobnication depth should I set?"
@@ -25,9 +26,14 @@ class ScriptedComposer:
     provider: str = "scripted"
     model: str = "scripted-1"
     closed: bool = False
+    slow: bool = False  # each draft arrives in a later second than it was asked for
+    asked_at: list[str] = field(default_factory=list)  # when each draft was asked for
 
     async def compose(self, question: str, passages: list[Passage]) -> Answer:
         self.calls.append((question, len(passages)))
+        self.asked_at.append(now())
+        while self.slow and now() == self.asked_at[-1]:
+            await asyncio.sleep(0.05)  # a model taking its time: the clock's next second
         draft = self.drafts.pop(0)
         if isinstance(draft, Exception):
             raise draft
@@ -197,6 +203,27 @@ async def test_gaps_lists_declines_only_newest_first_and_since(setup):
     assert colours.question_ids == (asked[1][0], asked[0][0])
     assert (colours.last_asked, colours.first_asked) == (asked[1][1], asked[0][1])
     assert await engine.gaps("2999-01-01T00:00:00+00:00") == []
+
+
+async def test_a_question_is_dated_when_it_arrived_not_when_the_model_replied(setup):
+    engine, composer = setup
+    composer.slow = True
+    composer.drafts = [
+        Answer("", (), True, "Colours are not covered.", Usage(), 1.0),
+        ProviderError("The model is overloaded."),
+    ]
+    await engine.ask("Which colours can a widget be?")
+    with pytest.raises(ProviderError):
+        await engine.ask("Which colours can a widget be?")
+    recorded = await rows(
+        engine,
+        "SELECT q.asked_at, a.answered_at FROM questions q JOIN answers a ON a.question_id = q.id"
+        " ORDER BY q.id",
+    )
+    for (asked_at, answered_at), composing in zip(recorded, composer.asked_at, strict=True):
+        assert asked_at <= composing < answered_at, (asked_at, composing, answered_at)
+    [gap] = (await engine.gaps())[0].gaps
+    assert gap.last_asked == recorded[0][0]
 
 
 async def test_an_answer_from_a_source_past_its_interval_carries_a_caveat(setup):
