@@ -98,6 +98,13 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
+  Scenario: An answer whose text points to a passage is shown though it lists no citation
+    Given the model answers "Run `widgetctl install` [1]." with no citation listed
+    When I run `python -m bot.cli ask "How do I install widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 1 passages
+
   Scenario: A range of passages in the answer's text must lie within the passages supplied
     Given the model answers "Set `frobnication.depth` to seven [1-99]." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -51,6 +51,11 @@ def model_answers_citing_number(fake_anthropic, answer, n):
     fake_anthropic.script(tool_call(answer, [n]))
 
 
+@given(parsers.parse('the model answers "{answer}" with no citation listed'))
+def model_answers_listing_none(fake_anthropic, answer):
+    fake_anthropic.script(tool_call(answer, []))
+
+
 @given(parsers.parse('the model declines because "{reason}"'))
 def model_declines(fake_anthropic, reason):
     fake_anthropic.script(tool_call("", [], declined=True, reason=reason))

@@ -200,9 +200,9 @@ def judge(answer: Answer, passages: Sequence[Passage]) -> Decline | None:
         return Decline("composer_declined", reason or "The passages do not answer the question.")
     if not answer.text.strip():
         return Decline("ungrounded", "The model neither answered nor declined.")
-    if not answer.citations:
-        return Decline("ungrounded", "The drafted answer cited no passage.")
     numbers = cited_numbers(answer)
+    if not numbers:  # a passage the text points to, [2], is cited as much as a listed one
+        return Decline("ungrounded", "The drafted answer cited no passage.")
     outside = [n for n in numbers if not 1 <= n <= len(passages)]
     if outside:
         supplied = f"1–{len(passages)}" if passages else "none"

@@ -9,6 +9,7 @@ from bot.answer.composer import Answer
 from bot.answer.grounding import (
     LINK_REMOVED,
     block_names,
+    cited_numbers,
     grounded_reason,
     inline_code,
     judge,
@@ -47,6 +48,11 @@ def test_no_citation_is_refused():
     decline = judge(answer("Seven.", []), PASSAGES)
     assert decline is not None and decline.kind == "ungrounded"
     assert "cited no passage" in decline.reason
+
+
+def test_a_passage_the_text_points_to_is_a_citation_even_with_none_listed():
+    assert judge(answer("Set `frobnication.depth` to seven [1].", []), PASSAGES) is None
+    assert cited_numbers(answer("Seven [2].", [])) == (2,)
 
 
 def test_citations_outside_the_set_are_refused():
@@ -214,6 +220,6 @@ def test_the_checker_never_accepts_a_citation_outside_the_set(
     verdict = judge(draft, passages)
     if verdict is None:
         assert not declined
-        assert citations, "an accepted answer cites something"
-        assert all(1 <= c <= n_passages for c in citations)
+        assert cited_numbers(draft), "an accepted answer cites something, listed or in its text"
+        assert all(1 <= c <= n_passages for c in cited_numbers(draft))
         assert text.strip()
