@@ -242,6 +242,16 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/handbook" is "admitted" by clause "site"
 
+  Scenario: A sign-in page answering for a project's site config leaves the project its index
+    Given the index has been built
+    And "acme/handbook" has a new commit
+    And a sign-in page answers GitLab's file reads in its place
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "unresolved" by clause "site"
+    When I run `python -m bot.cli index status --json`
+    Then source "acme/handbook" still holds passages, its detail saying "answered a web page, not the file"
+
   Scenario: A GitLab that cannot be reached says what to check, and the index answers on
     Given the index has been built
     And nothing listens where gitlab.url.api points

@@ -222,6 +222,17 @@ def sign_in_page(forge: FakeGitLab) -> None:
     forge.rules.append(Rule(r"/groups/[^/]+/projects", status=200, body=page))
 
 
+@given(parsers.parse('"{path}" has a new commit'))
+def new_commit(forge: FakeGitLab, path: str) -> None:
+    push(forge, path, {"docs/news.md": "# News\n\nA new page.\n"})
+
+
+@given("a sign-in page answers GitLab's file reads in its place")
+def sign_in_page_for_files(forge: FakeGitLab) -> None:
+    page = "<!DOCTYPE html>\n<html><title>Sign in</title></html>\n"
+    forge.rules.append(Rule(r"/repository/files/.*/raw", status=200, body=page))
+
+
 @given("nothing listens where gitlab.url.api points")
 def api_unreachable(world: World, forge: FakeGitLab) -> None:
     with socket.socket() as closed:
@@ -263,6 +274,12 @@ def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
     rows = {row["source"]: row for row in world.json()}
     assert (rows[name]["verdict"], rows[name]["clause"]) == (verdict, clause), rows[name]
     assert rows[name]["detail"]
+
+
+@then(parsers.parse('source "{name}" still holds passages, its detail saying "{text}"'))
+def still_holds(world: World, name: str, text: str) -> None:
+    rows = {row["source"]: row for row in world.json()["sources"]}
+    assert rows[name]["chunks"] > 0 and text in rows[name]["detail"], rows[name]
 
 
 @then(parsers.parse('the build lists "{name}" once'))

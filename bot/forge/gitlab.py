@@ -240,6 +240,13 @@ class GitLabForge:
             )
         except _Unreachable as exc:
             return Unknown(str(exc))
+        if answer.status == 200 and _html(answer):
+            # GitLab serves a file's raw bytes as plain text, never as HTML: a sign-in page or
+            # a proxy answered in its place, and its page says nothing about the file.
+            return Unknown(
+                f"reading {path} answered a web page, not the file: a sign-in page or a proxy "
+                "answers in GitLab's place. Check gitlab.url.api and what stands in front of it"
+            )
         if answer.status == 200:
             return answer.body
         if answer.status == 404 and "project" not in answer.message().lower():
@@ -477,8 +484,12 @@ def _int_or_none(value: object) -> int | None:
 
 def _web_page(answer: _Answer) -> bool:
     """Whether an answer is HTML: a sign-in page or GitLab's web UI, not its API."""
-    kind = answer.headers.get("Content-Type", "").lower()
-    return kind.startswith("text/html") or answer.body.lstrip()[:1] == b"<"
+    return _html(answer) or answer.body.lstrip()[:1] == b"<"
+
+
+def _html(answer: _Answer) -> bool:
+    """Whether an answer says it is HTML, which no answer of GitLab's API is."""
+    return answer.headers.get("Content-Type", "").lower().startswith("text/html")
 
 
 def _not_the_api(group: str, answer: _Answer) -> str:

@@ -413,7 +413,12 @@ class FakeGitLab:
                 else "404 File Not Found"
             )
             return web.json_response({"message": message}, status=404)
-        return web.Response(body=done.stdout, headers={"X-Gitlab-Ref": ref})
+        return web.Response(
+            body=done.stdout,
+            content_type="text/plain",
+            charset="utf-8",
+            headers={"X-Gitlab-Ref": ref},
+        )
 
     async def _latest_release(self, request: web.Request) -> web.Response:
         project = self._by_id(request)

@@ -16,7 +16,7 @@ from bot.engine import Engine
 from bot.errors import RateLimited
 from bot.forge.gitlab import FEED_LIMIT, GitLabForge
 from bot.refresh import refresh
-from tests.fakes.estate import configure, upstream
+from tests.fakes.estate import configure, push, upstream
 from tests.fakes.gitlab import FakeGitLab, Rule
 from tests.integration.conftest import TOKEN
 
@@ -316,6 +316,23 @@ async def test_a_slow_forge_makes_facts_unresolved_not_rejected(tmp_path, fake):
         (state,) = await engine.sources()
     assert (state.verdict, state.clause) == ("unresolved", "site")
     assert "in time" in state.detail
+
+
+async def test_a_site_config_answered_by_a_web_page_keeps_the_project_and_its_index(tmp_path, fake):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        [indexed] = await engine.sources()
+        assert (indexed.verdict, indexed.chunks > 0) == ("admitted", True)
+        sign_in = "<!DOCTYPE html><html><body>Sign in</body></html>"
+        push(fake, "acme/a", {"docs/more.md": "# More\n\nNew.\n"})  # a head whose config is unread
+        fake.rules = [Rule(r"/repository/files/.*/raw", status=200, body=sign_in)]
+        await engine.refresh()
+        [state] = await engine.sources()
+    assert (state.verdict, state.clause) == ("unresolved", "site")
+    assert "answered a web page, not the file" in state.detail
+    assert state.chunks == indexed.chunks  # its last index still answers
 
 
 async def test_a_rate_limit_stops_discovery_and_keeps_the_previous_verdicts(tmp_path, fake):
