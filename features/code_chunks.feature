@@ -269,3 +269,10 @@ Feature: Code is indexed as prose, symbol by symbol
       // Reading returns how full the meter is, as a fraction.
       func Reading() float64 {
       """
+
+  Scenario: Each part of a declaration split for its size shows exactly the lines it cites
+    Given a git repository "config" holding "settings.py", a class "Settings" of 1500 fields, each with a docstring and a blank line after it
+    And the index has been built
+    When I run `python -m bot.cli ask "Settings" --retrieval-only --json`
+    Then passage 1 is symbol "Settings" of "config/settings.py", kind "code", lines 1 to 995
+    And every passage's text is the lines it cites

@@ -1,8 +1,20 @@
-from pytest_bdd import parsers, scenarios, then
+from pytest_bdd import given, parsers, scenarios, then
 
 from features.conftest import World
+from tests.gitrepo import make_repo
 
 scenarios("code_chunks.feature")
+
+
+@given(
+    parsers.parse(
+        'a git repository "{repo}" holding "{path}", a class "{name}" of {count:d} fields, '
+        "each with a docstring and a blank line after it"
+    )
+)
+def repository_holding_a_long_class(world: World, repo: str, path: str, name: str, count: int):
+    fields = "".join(f'    field_{i}: int\n    """Setting number {i}."""\n\n' for i in range(count))
+    make_repo(world.estate / repo, {path: f'class {name}:\n    """Every setting."""\n\n{fields}'})
 
 
 def _passage(world: World, rank: int) -> dict:
@@ -39,3 +51,11 @@ def passage_url(world: World, rank: int, url: str):
 @then("there are no passages")
 def no_passages(world: World):
     assert world.json()["results"] == []
+
+
+@then("every passage's text is the lines it cites")
+def passages_are_their_lines(world: World):
+    for passage in world.json()["results"]:
+        source = (world.estate / passage["repo"] / passage["path"]).read_text()
+        lines = source.split("\n")[passage["start_line"] - 1 : passage["end_line"]]
+        assert passage["text"] == "\n".join(lines), passage

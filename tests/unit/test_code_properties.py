@@ -208,7 +208,7 @@ def python_program(draw):
     for _ in range(draw(st.integers(min_value=0, max_value=8))):
         name = draw(NAMES).encode()
         comments = [b"# " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
-        kind = draw(st.sampled_from(["def", "class", "const"]))
+        kind = draw(st.sampled_from(["def", "class", "const", "fields"]))
         depth = draw(st.integers(min_value=0, max_value=20))
         body = [b"    " * (i + 1) + b"if x:" for i in range(depth)] + [
             b"    " * (depth + 1) + b"pass"
@@ -229,6 +229,10 @@ def python_program(draw):
                 indent + b"def m(self):",
                 *[indent + line for line in body],
             ]
+        elif kind == "fields":
+            # A class long enough to be split, with blank lines where a cut may fall.
+            field = [b"    f: int", b"    " + draw(quoted), *[b""] * draw(st.integers(0, 2))]
+            item = [b"class " + name + b":", *field * draw(st.integers(1, 1200))]
         else:
             item = [name.upper() + b" = " + draw(quoted)]
         out += [b"", *comments, *item]

@@ -1,3 +1,5 @@
+from itertools import pairwise
+
 import pytest
 
 from bot.corpus.code import Unchunkable, chunk_code
@@ -331,3 +333,17 @@ def outer():
         ("Reader.close", 21, 21),
         ("outer", 27, 27),
     ]
+
+
+def test_a_class_split_where_a_blank_line_falls_cites_that_line():
+    # pydantic's ConfigDict: a docstring and a blank line after each of its many fields.
+    fields = "".join(f'    field_{i}: int\n    """Setting {i}."""\n\n' for i in range(1500))
+    source = f'class Settings:\n    """Every setting."""\n\n{fields}'.encode()
+    chunks = [c for c in chunk_code("settings.py", source) if c.symbol == "Settings"]
+    assert len(chunks) > 1
+    assert_honest(source, chunks)
+    assert all(c.text == c.text.strip("\n") for c in chunks)
+    # Nothing but the blank lines at each cut is left out.
+    between = [lines_of(source, a.end_line + 1, b.start_line - 1) for a, b in pairwise(chunks)]
+    assert set(between) == {""}
+    assert (chunks[0].start_line, chunks[-1].end_line) == (1, 3 * 1500 + 2)

@@ -186,7 +186,9 @@ class SourceLines:
         """Byte ranges covering lines ``first..last``, each at most ``CEILING_BYTES``.
 
         Cuts fall on line boundaries; only a single line longer than the ceiling is cut
-        inside itself, at a character boundary.
+        inside itself, at a character boundary. The blank lines at a cut belong to neither
+        side: a piece ending on an empty line would end where that line starts, on no byte
+        of it, so its text would hold a line feed more than the lines it names.
         """
         start, end = self.line_start(first), self.line_end(last)
         if end - start <= CEILING_BYTES:
@@ -200,13 +202,21 @@ class SourceLines:
                 piece_last < last and self.line_end(piece_last + 1) - piece_start <= CEILING_BYTES
             ):
                 piece_last += 1
+            following = piece_last + 1
+            while piece_last > line and self._blank(piece_last):
+                piece_last -= 1
             piece_end = self.line_end(piece_last)
             if piece_end - piece_start <= CEILING_BYTES:
                 pieces.append((piece_start, piece_end))
             else:
                 pieces.extend(self._cut_line(piece_start, piece_end))
-            line = piece_last + 1
+            line = following
+            while line < last and self._blank(line):
+                line += 1
         return pieces
+
+    def _blank(self, line: int) -> bool:
+        return not self.data[self.line_start(line) : self.line_end(line)].strip()
 
     def _cut_line(self, start: int, end: int) -> Iterable[tuple[int, int]]:
         """One over-long line as ranges of at most ``CEILING_BYTES``, cut between characters."""
