@@ -276,3 +276,17 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "Settings" --retrieval-only --json`
     Then passage 1 is symbol "Settings" of "config/settings.py", kind "code", lines 1 to 995
     And every passage's text is the lines it cites
+
+  Scenario: A Python class without a docstring does not take its first method's decorators
+    Given a git repository "client" holding "limits.py":
+      """
+      class RateLimits(SyncAPIResource):
+          @cached_property
+          @deprecated("replaced by the streaming response")
+          def raw(self):
+              \"\"\"Each call's unparsed reply.\"\"\"
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "replaced by the streaming response" --retrieval-only --json`
+    Then passage 1 is symbol "RateLimits.raw" of "client/limits.py", kind "code", lines 2 to 5
+    And no passage contains "class RateLimits"

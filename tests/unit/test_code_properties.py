@@ -221,11 +221,14 @@ def python_program(draw):
             # A method may sit in a branch of the class body, which is walked as module level is.
             branch = [b"    if sys.version_info >= (3, 8):"] if draw(st.booleans()) else []
             indent = b"    " * (len(branch) + 1)
+            # Without a docstring or attributes, the class's header ends above the decorator.
+            opening = [b"    " + draw(quoted), b"    X: int = 1"] if draw(st.booleans()) else []
+            deco = [indent + b"@property"] if draw(st.booleans()) else []
             item = [
                 b"class " + name + b":",
-                b"    " + draw(quoted),
-                b"    X: int = 1",
+                *opening,
                 *branch,
+                *deco,
                 indent + b"def m(self):",
                 *[indent + line for line in body],
             ]

@@ -256,6 +256,25 @@ def test_module_level_branches_are_module_level_unless_an_import_never_runs_them
     assert spans(chunk_code("pkg/branches.py", source)) == kept
 
 
+def test_a_class_without_docstring_ends_before_its_first_methods_decorators():
+    # anthropic's resource classes open with a @cached_property method and no docstring.
+    source = (
+        b"class RateLimits(\n"
+        b"    SyncAPIResource,\n"
+        b"):\n"
+        b"    @cached_property\n"
+        b"    @deprecated(\n"
+        b'        "use with_raw_response",\n'
+        b"    )\n"
+        b"    def raw(self):\n"
+        b'        """A view of each call\'s raw response."""\n'
+    )
+    assert spans(chunk_code("pkg/limits.py", source)) == [
+        ("RateLimits", 1, 3),
+        ("RateLimits.raw", 4, 9),
+    ]
+
+
 def test_a_signature_closed_on_a_line_of_its_own_ends_there():
     source = b"def build(\n    name,\n    size,\n):\n    # check first\n    return name\n"
     (chunk,) = chunk_code("pkg/build.py", source)

@@ -184,9 +184,14 @@ class _Walker:
 
         ``ast`` does not record it; it is the last line before the first statement that is
         not blank or a comment, unless the body starts on the header's own line
-        (``def f(): return 1``).
+        (``def f(): return 1``). A decorated first statement starts at its first decorator:
+        ``ast`` places a decorated ``def`` on its ``def`` line, below its decorators.
         """
-        body_line = self.line(node.body[0].lineno)
+        first = node.body[0]
+        if isinstance(first, (*_FUNCTIONS, ast.ClassDef)):
+            body_line = self.line(_first_line(first))
+        else:
+            body_line = self.line(first.lineno)
         floor = self.line(_header_floor(node))
         line = body_line - 1
         while line > floor and self._blank_or_comment(line):
