@@ -290,3 +290,20 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "replaced by the streaming response" --retrieval-only --json`
     Then passage 1 is symbol "RateLimits.raw" of "client/limits.py", kind "code", lines 2 to 5
     And no passage contains "class RateLimits"
+
+  Scenario: A method a Rust crate adds to a trait object is indexed under the trait
+    Given a git repository "events" holding "src/handler.rs":
+      """
+      /// Something that reacts to events.
+      pub trait Handler {}
+
+      impl dyn Handler + Send {
+          /// Borrow the handler as its concrete type, if it is one.
+          pub fn downcast_ref<T: Handler>(&self) -> Option<&T> {
+              None
+          }
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "borrow the handler as its concrete type" --retrieval-only --json`
+    Then passage 1 is symbol "Handler.downcast_ref" of "events/src/handler.rs", kind "code", lines 5 to 6

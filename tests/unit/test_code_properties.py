@@ -255,8 +255,9 @@ def rust_program(draw):
         elif kind == "struct":
             item = [b"#[derive(Debug)]", b"pub struct " + name + b" {", b"    pub x: u8,", b"}"]
         elif kind == "impl":
+            target = name if draw(st.booleans()) else b"dyn " + name + b" + Send"
             item = [
-                b"impl " + name + b" {",
+                b"impl " + target + b" {",
                 *doc,
                 b"    pub fn m(&self) {" + draw(braces()) + b"}",
                 b"}",

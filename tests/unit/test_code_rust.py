@@ -365,3 +365,27 @@ pub fn on_std() {}
 def test_a_file_hidden_from_its_top_has_nothing_indexed():
     source = b"#![doc(hidden)]\n//! Internals.\n\n/// Helper.\npub fn helper() {}\n"
     assert chunk_code("src/private.rs", source) == []
+
+
+def test_methods_of_an_impl_on_a_trait_object_are_the_traits():
+    # What `impl dyn Error + Send` adds (downcasting) is API; rustdoc lists it on the trait.
+    source = b"""pub trait Handler {}
+
+impl dyn Handler + Send + 'static {
+    /// Borrow the handler as its concrete type, if it is one.
+    pub fn downcast_ref<T: Handler>(&self) -> Option<&T> {
+        None
+    }
+}
+
+impl dyn crate::visit::Visitor<u8> {
+    pub fn reset(&mut self) {}
+}
+"""
+    chunks = chunk_code("src/handler.rs", source)
+    assert_honest(source, chunks)
+    assert spans(chunks) == [
+        ("Handler", 1, 1),
+        ("Handler.downcast_ref", 4, 5),
+        ("Visitor.reset", 11, 11),
+    ]

@@ -9,8 +9,9 @@ Rules, the Go ones carried over to Rust's conventions:
   never a function body: functions up to the line their body opens on; structs, enums,
   unions and type aliases whole (their fields and variants are the declaration); traits up
   to their opening brace, with each of their items a chunk of its own (``Trait.method``);
-- methods of an inherent ``impl Type`` block are ``Type.method``; trait implementations are
-  left out (their documentation is the trait's);
+- methods of an inherent ``impl Type`` block are ``Type.method``, and those of an
+  ``impl dyn Trait`` block ``Trait.method``; trait implementations are left out (their
+  documentation is the trait's);
 - every ``const``, public or not, and every ``pub static`` is a chunk holding its value (a
   ``const`` without ``pub`` ranks at half weight, as private constants do in Go and Python);
 - ``#[cfg(test)]`` modules and files whose header says they were generated are skipped, and
@@ -261,7 +262,11 @@ def _signature_end(node: Node, lines: SourceLines) -> int:
 
 
 def _type_name(node: Node | None) -> str:
-    """``Foo`` for ``Foo``, ``Foo<T>``, ``crate::x::Foo``, ``&Foo``."""
+    """``Foo`` for ``Foo``, ``Foo<T>``, ``crate::x::Foo``, ``&Foo``, ``dyn Foo + Send``.
+
+    An ``impl dyn Trait`` block adds methods to the trait object (``downcast_ref`` on
+    ``dyn Error``); rustdoc lists them on the trait's page, so they are the trait's.
+    """
     for _ in range(8):  # wrappers nest a few levels deep at most
         if node is None:
             return ""
@@ -271,6 +276,10 @@ def _type_name(node: Node | None) -> str:
             node = node.child_by_field_name("name")
         elif node.type == "generic_type":
             node = node.child_by_field_name("type")
+        elif node.type == "dynamic_type":
+            node = node.child_by_field_name("trait")
+        elif node.type == "bounded_type":  # ``dyn Foo + Send``: the bounds follow the trait
+            node = node.named_children[0] if node.named_children else None
         else:
             node = node.child_by_field_name("type")
     return ""
