@@ -307,3 +307,19 @@ Feature: Code is indexed as prose, symbol by symbol
     And the index has been built
     When I run `python -m bot.cli ask "borrow the handler as its concrete type" --retrieval-only --json`
     Then passage 1 is symbol "Handler.downcast_ref" of "events/src/handler.rs", kind "code", lines 5 to 6
+
+  Scenario: A Rust test module that also needs a feature is not indexed
+    Given a git repository "suggest" holding "src/lib.rs":
+      """
+      /// Suggest the closest possible value for a mistyped one.
+      pub fn did_you_mean() {}
+
+      #[cfg(all(test, feature = "suggestions"))]
+      mod test {
+          const POSSIBLE_VALUES_FIXTURE: &str = "test possible values";
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "possible values fixture" --retrieval-only --json`
+    Then passage 1 is symbol "did_you_mean" of "suggest/src/lib.rs", kind "code", lines 1 to 2
+    And no passage contains "POSSIBLE_VALUES_FIXTURE"

@@ -267,7 +267,9 @@ def rust_program(draw):
         elif kind == "const":
             item = [b"pub const " + name.upper() + b": u8 = 1;"]
         else:
+            tests = draw(st.sampled_from([[], [b"#[cfg(test)]"], [b"#[cfg(all(test, unix))]"]]))
             item = [
+                *tests,
                 b"pub mod " + name.lower() + b" {",
                 b"    //! inner",
                 b"    pub fn f() {}",

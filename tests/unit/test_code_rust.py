@@ -389,3 +389,27 @@ impl dyn crate::visit::Visitor<u8> {
         ("Handler.downcast_ref", 4, 5),
         ("Visitor.reset", 11, 11),
     ]
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    ["test", 'all(test, feature = "suggestions")', 'all(\n    feature = "std",\n    test,\n)'],
+)
+def test_a_module_compiled_only_for_tests_is_skipped(cfg):
+    source = f"""/// Parse.
+pub fn parse() {{}}
+
+#[cfg({cfg})]
+mod tests {{
+    const INPUT: &str = "a fixture";
+
+    pub fn helper() {{}}
+}}
+""".encode()
+    assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["parse"]
+
+
+@pytest.mark.parametrize("cfg", ["not(test)", 'any(test, feature = "testing")'])
+def test_a_module_the_library_also_compiles_is_kept(cfg):
+    source = f"#[cfg({cfg})]\nmod support {{\n    const LIMIT: u8 = 3;\n}}\n".encode()
+    assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["LIMIT"]

@@ -14,14 +14,16 @@ Rules, the Go ones carried over to Rust's conventions:
   documentation is the trait's);
 - every ``const``, public or not, and every ``pub static`` is a chunk holding its value (a
   ``const`` without ``pub`` ranks at half weight, as private constants do in Go and Python);
-- ``#[cfg(test)]`` modules and files whose header says they were generated are skipped, and
-  so is whatever ``#[doc(hidden)]`` hides from rustdoc: the item, and all a hidden module,
-  trait or impl holds (a module hidden by ``#![doc(hidden)]`` at its top too); a file cannot
-  tell that the ``mod`` naming it elsewhere is hidden, so such a file is still chunked.
+- modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``) and files
+  whose header says they were generated are skipped, and so is whatever ``#[doc(hidden)]``
+  hides from rustdoc: the item, and all a hidden module, trait or impl holds (a module
+  hidden by ``#![doc(hidden)]`` at its top too); a file cannot tell that the ``mod`` naming
+  it elsewhere is hidden, so such a file is still chunked.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -32,6 +34,10 @@ from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_gener
 from bot.corpus.code.syntax import doc_start, parse, parse_between, readable, text_of
 
 _COMMENTS = ("line_comment", "block_comment")
+# A module compiled only for tests: ``cfg(test)``, or ``test`` among what ``cfg(all(...))``
+# requires (clap's ``cfg(all(test, features = "suggestions"))``); ``not(test)`` and
+# ``any(test, ...)`` are compiled into the library too. Matched with whitespace removed.
+_TEST_ONLY = re.compile(r"#\[cfg\((?:test\)|all\((?:[^()]*,)?test[,)])")
 _WHOLE_ITEMS = ("struct_item", "enum_item", "union_item", "type_item")
 
 
@@ -196,7 +202,7 @@ def _item(
         if body is not None and owner:
             pending.append(_Scope(body.children, scope.title, scope.path, owner))
     elif kind == "mod_item" and not scope.owner:
-        if "cfg(test)" in _attributes(scope.items, index, lines).replace(" ", ""):
+        if _TEST_ONLY.search("".join(_attributes(scope.items, index, lines).split())):
             return
         module = f"module {text_of(item.child_by_field_name('name'))}"
         # The docs above ``pub mod x;`` or ``pub mod x {`` (regex documents ``bytes`` so);
