@@ -182,6 +182,22 @@ Feature: Asking for the passages that answer a question
     Then passage 1 is "Axles" from "docs/guide/axles.md"
     And no passage contains "title:"
 
+  Scenario: An emoji in a heading, shown by the site as an icon, is no part of its anchor
+    Given a git repository "widgets" holding "docs/guide/springs.md":
+      """
+      # Springs
+
+      Springs store the winding of a widget.
+
+      ## :warning: Overwound springs
+
+      A spring wound past its mark snaps when released.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "spring wound past its mark" --retrieval-only --json`
+    Then passage 1 is ":warning: Overwound springs" from "docs/guide/springs.md"
+    And passage 1 cites "https://widgets.example.org/guide/springs/#overwound-springs"
+
   Scenario: A long section written as one line is never cut into its heading alone
     Given a git repository "glossary" whose "docs/glossary.md" has a section "Terms" written as one long line
     And the index has been built

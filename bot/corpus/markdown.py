@@ -42,6 +42,10 @@ _FRONT_MATTER_END = re.compile(r"^(---|\.\.\.)[ \t]*$")
 _ATTR_LIST = re.compile(r"[ \t]+\{:?[ \t]*([^}\n ][^}\n]*?)[ \t]*\}[ \t]*$")
 _ATTR_ID = re.compile(r"(?:^|\s)#([^\s}]+)")
 _HAS_WORD = re.compile(r"[^\W_]")
+# An emoji or icon shortcode standing as a word of its own (":warning: Arrays"): the site's
+# emoji extension (on by default in zensical) shows it as an icon, which has no text. Inside a
+# word ("10:30:00") it is kept, since only the site's list of emoji could tell it from text.
+_SHORTCODE = re.compile(r"(?<!\S):[+\-\w]+:(?!\S)")
 _HEADING_TOKEN = "heading_open"  # noqa: S105 - a token type, not a secret
 
 
@@ -175,7 +179,9 @@ def _plain_text(content: str) -> str:
     children = parsed[0].children if parsed and parsed[0].children else []
     parts = []
     for child in children:
-        if child.type in ("text", "code_inline"):
+        if child.type == "text":
+            parts.append(_SHORTCODE.sub("", child.content))
+        elif child.type == "code_inline":
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")

@@ -59,6 +59,10 @@ h
 
 i
 
+## :warning: Overwound springs
+
+w
+
 ## Usage
 
 j
@@ -135,6 +139,7 @@ def test_the_tricky_page_gets_the_anchors_the_site_renders(site):
         "custom-id",
         "setext-heading-with-emphasis-and-a-link",
         "entities-inline-html-and-ab",
+        "overwound-springs",
         "usage",
         "usage_1",
         "_1",

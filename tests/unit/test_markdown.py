@@ -1,5 +1,6 @@
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,6 +78,22 @@ def test_anchors_repeat_with_a_counter():
 def test_inline_markup_is_removed_from_anchors():
     chunks = chunk_markdown("# P\n\nx\n\n## Use **bold** [link](u) & `code`!\n\ny\n")
     assert chunks[1].anchor == "use-bold-link-code"
+
+
+@pytest.mark.parametrize(
+    ("heading", "anchor"),
+    [
+        (":warning: Program Arrays", "program-arrays"),
+        (":material-head-cog: Advanced: Special Map Sections", "advanced-special-map-sections"),
+        ("**:tada:** Done :+1:", "done"),
+        ("Use `:ok:` here", "use-ok-here"),
+        ("Ratio 3:1:2", "ratio-312"),
+    ],
+)
+def test_emoji_shortcodes_are_icons_with_no_text_in_the_anchor(heading, anchor):
+    chunks = chunk_markdown(f"# P\n\nx\n\n## {heading}\n\ny\n")
+    assert chunks[1].anchor == anchor
+    assert chunks[1].heading == heading
 
 
 def test_identifiers_are_searchable_by_their_words():
