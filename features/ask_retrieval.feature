@@ -198,6 +198,24 @@ Feature: Asking for the passages that answer a question
     Then passage 1 is ":warning: Overwound springs" from "docs/guide/springs.md"
     And passage 1 cites "https://widgets.example.org/guide/springs/#overwound-springs"
 
+  Scenario: A banner above a page's first heading is no passage of its own
+    Given a git repository "widgets" holding "docs/guide/bells.md":
+      """
+      ---
+      title: Bells
+      ---
+
+      ![Bells](../images/bells-banner.png)
+
+      ## Ringing
+
+      A bell rings once for every widget finished.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "bells" --retrieval-only --json`
+    Then passage 1 is "Ringing" from "docs/guide/bells.md"
+    And passage 1 cites "https://widgets.example.org/guide/bells/#ringing"
+
   Scenario: A long section written as one line is never cut into its heading alone
     Given a git repository "glossary" whose "docs/glossary.md" has a section "Terms" written as one long line
     And the index has been built

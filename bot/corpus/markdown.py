@@ -7,6 +7,8 @@ Rules (indexing reference, "How markdown is cut"):
   text before the first heading belongs to a chunk headed by that title;
 - a heading with nothing under it is merged into the chunk before it (or, when nothing
   comes before, into the chunk after), since on its own it would match and say nothing;
+  images, HTML comments and tags are not text, so a banner or a row of badges alone is
+  nothing, and a preamble of them joins the first section;
 - a section over ``MAX_CHUNK_BYTES`` is split into parts overlapping by ``OVERLAP_BYTES``,
   preferring a blank-line boundary in the second half of the window, then a line boundary
   there, then the byte limit, and never cutting inside a fenced code block; no part is the
@@ -42,6 +44,14 @@ _FRONT_MATTER_END = re.compile(r"^(---|\.\.\.)[ \t]*$")
 _ATTR_LIST = re.compile(r"[ \t]+\{:?[ \t]*([^}\n ][^}\n]*?)[ \t]*\}[ \t]*$")
 _ATTR_ID = re.compile(r"(?:^|\s)#([^\s}]+)")
 _HAS_WORD = re.compile(r"[^\W_]")
+# What a reader never sees as text: images (a banner, badges), then links left with nothing to
+# show, HTML comments and tags. A section holding only these says nothing.
+_UNSEEN = (
+    re.compile(r"<!--.*?-->", re.DOTALL),
+    re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])"),
+    re.compile(r"\[\s*\](?:\([^)]*\)|\[[^\]]*\])"),
+    re.compile(r"</?[A-Za-z][^>]*>"),
+)
 # An emoji or icon shortcode standing as a word of its own (":warning: Arrays"): the site's
 # emoji extension (on by default in zensical) shows it as an icon, which has no text. Inside a
 # word ("10:30:00") it is kept, since only the site's list of emoji could tell it from text.
@@ -200,7 +210,8 @@ def _sections(
 ) -> list[_Section]:
     sections: list[_Section] = []
     first = headings[0].line if headings else len(lines)
-    if any(_HAS_WORD.search(line) for line in lines[body_start:first]):
+    # A preamble with no text (a banner) still goes in, to be merged into what follows it.
+    if any(line.strip() for line in lines[body_start:first]):
         path: tuple[str, ...] = (title,) if title else ()
         sections.append(_Section(body_start, body_start, first, title, path, ""))
 
@@ -224,7 +235,7 @@ def _merge_empty(sections: list[_Section], lines: Sequence[str]) -> list[_Sectio
     merged: list[_Section] = []
     carried: int | None = None  # first line of empty sections waiting for a following one
     for section in sections:
-        if not any(_HAS_WORD.search(line) for line in lines[section.body : section.end]):
+        if not _has_text(lines[section.body : section.end]):
             if merged:
                 merged[-1].end = section.end
             elif carried is None:
@@ -235,6 +246,13 @@ def _merge_empty(sections: list[_Section], lines: Sequence[str]) -> list[_Sectio
             carried = None
         merged.append(section)
     return merged
+
+
+def _has_text(lines: Sequence[str]) -> bool:
+    text = "\n".join(lines)
+    for pattern in _UNSEEN:
+        text = pattern.sub("", text)
+    return _HAS_WORD.search(text) is not None
 
 
 def _line_offsets(lines: Sequence[str]) -> list[int]:

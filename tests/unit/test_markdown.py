@@ -59,6 +59,28 @@ def test_an_empty_heading_with_nothing_before_joins_the_next_chunk():
     assert chunks[0].text.startswith("# Title") and chunks[0].start_line == 1
 
 
+def test_a_banner_before_the_first_heading_joins_it_rather_than_standing_alone():
+    chunks = chunk_markdown("---\ntitle: Inv\n---\n\n![ctx](../banner.png)\n\n## One\n\nText.\n")
+    assert [c.heading for c in chunks] == ["One"]
+    assert chunks[0].text.startswith("![ctx](../banner.png)") and chunks[0].start_line == 5
+
+
+def test_a_section_of_images_comments_and_tags_alone_merges_into_the_one_before():
+    text = (
+        "# R\n\nIntro.\n\n## Sponsors\n\n<!-- omit in TOC -->\n\n"
+        "### Gold\n\n[![](gold.svg)](https://x.example) ![b][ref]\n\n"
+        '### Silver\n\n<p align="center"><img src="s.svg"></p>\n'
+    )
+    chunks = chunk_markdown(text)
+    assert [c.heading for c in chunks] == ["R"]
+    assert chunks[0].text.endswith('<img src="s.svg"></p>')
+
+
+def test_a_section_whose_link_or_tag_holds_words_stands_alone():
+    chunks = chunk_markdown("# A\n\nx\n\n## B\n\n[Setup](setup.md)\n\n## C\n\n<b>Hello</b>\n")
+    assert [c.heading for c in chunks] == ["A", "B", "C"]
+
+
 def test_headings_inside_fences_are_not_sections():
     chunks = chunk_markdown("# A\n\n```sh\n# comment\n```\n")
     assert [c.heading for c in chunks] == ["A"]
@@ -247,3 +269,36 @@ def test_chunks_always_match_the_bytes_they_claim(text):
     for chunk in chunk_markdown(text):
         assert raw[chunk.start_byte : chunk.end_byte].decode() == chunk.text
         assert 1 <= chunk.start_line <= chunk.end_line <= len(lines)
+
+
+_PAGE_LINES = [
+    "# Title",
+    "## Part",
+    "### Sub",
+    "Words here.",
+    "",
+    "![banner](banner.png)",
+    "[![](badge.svg)](https://ci.example)",
+    "<!-- omit in TOC -->",
+    '<p align="center">',
+    "</p>",
+    "---",
+    "```",
+    "[Setup](setup.md)",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PAGE_LINES), max_size=14))
+def test_every_character_of_a_page_with_text_is_in_a_passage(page_lines):
+    text = "\n".join(page_lines) + "\n"
+    raw = text.encode()
+    chunks = chunk_markdown(text)
+    if text.startswith("---") or not chunks:
+        return  # front matter is never a passage; a page with no words is none
+    covered = bytearray(len(raw))
+    for chunk in chunks:
+        assert raw[chunk.start_byte : chunk.end_byte].decode() == chunk.text
+        covered[chunk.start_byte : chunk.end_byte] = b"\x01" * (chunk.end_byte - chunk.start_byte)
+    lost = [i for i in range(len(raw)) if not covered[i] and raw[i] not in b" \n"]
+    assert not lost, raw[lost[0] : lost[0] + 40]
