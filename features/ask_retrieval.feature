@@ -216,6 +216,29 @@ Feature: Asking for the passages that answer a question
     Then passage 1 is "Ringing" from "docs/guide/bells.md"
     And passage 1 cites "https://widgets.example.org/guide/bells/#ringing"
 
+  Scenario: A heading carrying badges and links is shown and cited by its words alone
+    Given a git repository "widgets" holding "docs/guide/dials.md":
+      """
+      # Dials [![stable][stable-badge]][status]
+
+      Dials show how far a widget has turned.
+
+      ## Reading [the scale][scale]
+
+      Each mark on the scale is a tenth of a turn.
+
+      [stable-badge]: https://badges.example.org/stable.svg
+      [status]: https://widgets.example.org/status/
+      [scale]: https://widgets.example.org/scale/
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "each mark on the scale" --retrieval-only --json`
+    Then passage 1 is "Reading the scale" from "docs/guide/dials.md"
+    And passage 1 cites "https://widgets.example.org/guide/dials/#reading-the-scale"
+    When I run `python -m bot.cli ask "what do dials show?" --retrieval-only --json`
+    Then passage 1 is "Dials" from "docs/guide/dials.md"
+    And passage 1 cites "https://widgets.example.org/guide/dials/#dials"
+
   Scenario: A long section written as one line is never cut into its heading alone
     Given a git repository "glossary" whose "docs/glossary.md" has a section "Terms" written as one long line
     And the index has been built

@@ -2,7 +2,8 @@
 
 Rules (indexing reference, "How markdown is cut"):
 
-- one chunk per heading section, carrying its heading path; the page title (front matter
+- one chunk per heading section, carrying its heading path of headings as a reader sees
+  them (link text without its address, no images or tags); the page title (front matter
   ``title``, else the first H1, else a title made from the file name) heads the path, and
   text before the first heading belongs to a chunk headed by that title;
 - a heading with nothing under it is merged into the chunk before it (or, when nothing
@@ -107,8 +108,11 @@ def chunk_markdown(text: str, fallback_title: str = "") -> list[Chunk]:
     lines = text.split("\n")
     front_title, body_start = _front_matter(lines)
     parse_lines = [""] * body_start + lines[body_start:]
-    tokens = _parser().parse("\n".join(parse_lines))
-    headings = _headings(tokens)
+    # The parse gathers the page's link reference definitions, which a heading's
+    # "[text][ref]" needs to be read as a link.
+    env: dict[str, object] = {}
+    tokens = _parser().parse("\n".join(parse_lines), env)
+    headings = _headings(tokens, env)
     fences = _fence_ranges(tokens)
 
     title = front_title or next((h.text for h in headings if h.level == 1), "") or fallback_title
@@ -146,7 +150,7 @@ def _front_matter(lines: Sequence[str]) -> tuple[str, int]:
     return "", 0
 
 
-def _headings(tokens: Sequence[Token]) -> list[_Heading]:
+def _headings(tokens: Sequence[Token], env: dict[str, object]) -> list[_Heading]:
     """Every heading in document order, with its anchor computed as the site computes it."""
     raw: list[tuple[Token, str, str | None]] = []
     explicit: set[str] = set()
@@ -168,14 +172,16 @@ def _headings(tokens: Sequence[Token]) -> list[_Heading]:
     used = set(explicit)
     headings = []
     for token, content, explicit_id in raw:
-        anchor = explicit_id or unique(slugify(_plain_text(content)), used)
+        parsed = _inline_parser().parseInline(content, env)
+        children = parsed[0].children if parsed and parsed[0].children else []
+        anchor = explicit_id or unique(slugify(_plain_text(children)), used)
         assert token.map is not None
         headings.append(
             _Heading(
                 line=token.map[0],
                 end=token.map[1],
                 level=int(token.tag[1]),
-                text=content,
+                text=_shown_text(children) or content,
                 anchor=anchor,
                 top_level=token.level == 0,
             )
@@ -183,10 +189,8 @@ def _headings(tokens: Sequence[Token]) -> list[_Heading]:
     return headings
 
 
-def _plain_text(content: str) -> str:
+def _plain_text(children: Sequence[Token]) -> str:
     """The heading's text as rendered, tags stripped: what the site slugifies."""
-    parsed = _inline_parser().parseInline(content)
-    children = parsed[0].children if parsed and parsed[0].children else []
     parts = []
     for child in children:
         if child.type == "text":
@@ -198,6 +202,29 @@ def _plain_text(content: str) -> str:
         elif child.type == "image":
             continue  # rendered as <img>, which has no text once tags are stripped
     return " ".join("".join(parts).split())
+
+
+def _shown_text(children: Sequence[Token]) -> str:
+    """The heading as a reader sees it, for its path; one of images alone by their alt text.
+
+    A link shows its text without its address; images (a title's badges) and HTML tags show
+    nothing; code and emphasis are kept as written.
+    """
+    parts = []
+    alts = []
+    for child in children:
+        if child.type == "text":
+            parts.append(child.content)
+        elif child.type == "code_inline":
+            parts.append(child.markup + child.content + child.markup)
+        elif child.type in ("em_open", "em_close", "strong_open", "strong_close"):
+            parts.append(child.markup)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            alts.append(child.content)
+    shown = " ".join("".join(parts).split())
+    return shown if _HAS_WORD.search(shown) else " ".join(" ".join(alts).split())
 
 
 def _fence_ranges(tokens: Sequence[Token]) -> list[tuple[int, int]]:

@@ -63,6 +63,10 @@ i
 
 w
 
+## Using [the loader][loader] ![badge](badge.svg)
+
+v
+
 ## Usage
 
 j
@@ -78,6 +82,8 @@ k
 ## _1
 
 l
+
+[loader]: https://example.org/loader
 """
 
 
@@ -140,6 +146,7 @@ def test_the_tricky_page_gets_the_anchors_the_site_renders(site):
         "setext-heading-with-emphasis-and-a-link",
         "entities-inline-html-and-ab",
         "overwound-springs",
+        "using-the-loader",
         "usage",
         "usage_1",
         "_1",

@@ -92,6 +92,47 @@ def test_heading_text_keeps_inline_markup_and_drops_attribute_lists():
     assert chunk.anchor == "tag"
 
 
+def test_heading_text_shows_a_links_text_without_images_or_tags():
+    chunks = _by_heading(
+        "# Page\n\nx\n\n## [`ctx` Hub](hub.md) ![badge](b.svg)\n\ny\n\n"
+        '## <a name="install"></a>Install *now*\n\nz\n'
+    )
+    assert chunks["`ctx` Hub"].anchor == "ctx-hub"
+    assert chunks["Install *now*"].heading_path == ("Page", "Install *now*")
+
+
+def test_a_title_of_badges_is_the_project_name_and_reference_links_are_read():
+    text = (
+        "# Serde &emsp; [![Build Status]][actions] [![Docs]][docs]\n\nA framework.\n\n"
+        "## Using [the derive][derive]\n\nDerive it.\n\n"
+        "[Build Status]: https://ci.example/badge.svg\n[actions]: https://ci.example\n"
+        "[Docs]: https://docs.example/badge.svg\n[docs]: https://docs.example\n"
+        "[derive]: https://serde.example/derive\n"
+    )
+    chunks = chunk_markdown(text)
+    assert [c.heading_path for c in chunks] == [("Serde",), ("Serde", "Using the derive")]
+    assert [c.anchor for c in chunks] == ["serde", "using-the-derive"]
+
+
+def test_a_heading_of_images_alone_is_named_by_their_alt_text():
+    chunks = chunk_markdown("# ![Widgets](logo.svg)\n\nWidgets are gears.\n", "Readme")
+    assert chunks[0].heading_path == ("Widgets",)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["Word", "`code`", "[link](x.md)", "![alt](i.svg)", "<b>", "</b>", "**"]),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_a_heading_shows_no_link_address_image_or_tag(pieces):
+    chunks = chunk_markdown(f"# P\n\nx\n\n## {' '.join(pieces)} end\n\ny\n")
+    heading = chunks[-1].heading
+    assert "](" not in heading and "<" not in heading and heading.endswith("end"), heading
+
+
 def test_anchors_repeat_with_a_counter():
     chunks = chunk_markdown("# P\n\nx\n\n## Usage\n\na\n\n## Usage\n\nb\n")
     assert [c.anchor for c in chunks] == ["p", "usage", "usage_1"]
