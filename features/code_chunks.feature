@@ -192,6 +192,20 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "look at the next bytes of the frame without consuming them" --retrieval-only --json`
     Then passage 1 is symbol "Reader.peek" of "frames/reader.py", kind "code", lines 6 to 7
 
+  Scenario: A Python module written with newer Python's type syntax is indexed
+    Given a git repository "pairs" holding "pairs.py":
+      """
+      type Pair[K, V] = tuple[K, V]
+
+
+      def swap[K, V](pair: Pair[K, V]) -> Pair[V, K]:
+          \"\"\"Return the pair with its two values exchanged.\"\"\"
+          return pair[1], pair[0]
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "pair with its two values exchanged" --retrieval-only --json`
+    Then passage 1 is symbol "swap" of "pairs/pairs.py", kind "code", lines 4 to 5
+
   Scenario: The docs written above a Rust module whose items follow in braces are indexed
     Given a git repository "matcher" holding "src/lib.rs":
       """

@@ -56,6 +56,11 @@ FRAGMENTS = {
         "except ImportError:\n",
         "else:\n",
         "if TYPE_CHECKING:\n",
+        "def h[T: (int, str)](x: T):\n",
+        "class G[T = int]:\n",
+        "type A[K] = dict[K, int]\n",
+        "[",
+        "]",
         "# comment\n",
         "'unterminated\n",
         "(",
@@ -208,7 +213,9 @@ def python_program(draw):
     for _ in range(draw(st.integers(min_value=0, max_value=8))):
         name = draw(NAMES).encode()
         comments = [b"# " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
-        kind = draw(st.sampled_from(["def", "class", "const", "fields"]))
+        kind = draw(st.sampled_from(["def", "class", "const", "fields", "type"]))
+        # Newer Python's type parameters, which this one reads only once they are blanked out.
+        params = b"[T: int, *Ts]" if draw(st.booleans()) else b""
         depth = draw(st.integers(min_value=0, max_value=20))
         body = [b"    " * (i + 1) + b"if x:" for i in range(depth)] + [
             b"    " * (depth + 1) + b"pass"
@@ -216,7 +223,7 @@ def python_program(draw):
         if kind == "def":
             deco = [b"@decorator"] if draw(st.booleans()) else []
             doc = [b"    " + draw(quoted)] if draw(st.booleans()) else []
-            item = [*deco, b"async def " + name + b"(", b"    a,", b"):", *doc, *body]
+            item = [*deco, b"async def " + name + params + b"(", b"    a,", b"):", *doc, *body]
         elif kind == "class":
             # A method may sit in a branch of the class body, which is walked as module level is.
             branch = [b"    if sys.version_info >= (3, 8):"] if draw(st.booleans()) else []
@@ -225,7 +232,7 @@ def python_program(draw):
             opening = [b"    " + draw(quoted), b"    X: int = 1"] if draw(st.booleans()) else []
             deco = [indent + b"@property"] if draw(st.booleans()) else []
             item = [
-                b"class " + name + b":",
+                b"class " + name + params + b":",
                 *opening,
                 *branch,
                 *deco,
@@ -236,6 +243,8 @@ def python_program(draw):
             # A class long enough to be split, with blank lines where a cut may fall.
             field = [b"    f: int", b"    " + draw(quoted), *[b""] * draw(st.integers(0, 2))]
             item = [b"class " + name + b":", *field * draw(st.integers(1, 1200))]
+        elif kind == "type":
+            item = [b"type " + name + params + b" = (", b"    list[" + draw(quoted) + b"]", b")"]
         else:
             item = [name.upper() + b" = " + draw(quoted)]
         out += [b"", *comments, *item]

@@ -366,3 +366,49 @@ def test_a_class_split_where_a_blank_line_falls_cites_that_line():
     between = [lines_of(source, a.end_line + 1, b.start_line - 1) for a, b in pairwise(chunks)]
     assert set(between) == {""}
     assert (chunks[0].start_line, chunks[-1].end_line) == (1, 3 * 1500 + 2)
+
+
+NEWER_SYNTAX = '''"""Pairs of things, typed with newer Python's syntax."""
+
+type Pair[K, V] = tuple[K, V]
+type Table = dict[
+    str,  # the key
+    int,
+]
+LIMIT = 10; type Short = int
+
+
+def first[Ť: (int, str) = int](items: list[Ť]) -> Ť:
+    """Return the first item."""
+    return items[0]
+
+
+class Box[T]:
+    """Hold one value."""
+
+    type Inner = list[T]
+
+    def get(self) -> T:
+        """The value held."""
+        return self.value
+'''.encode()
+
+
+def test_newer_type_syntax_costs_no_declaration_and_is_shown_as_written():
+    chunks = chunk_code("pkg/pairs.py", NEWER_SYNTAX)
+    assert_honest(NEWER_SYNTAX, chunks)
+    assert spans(chunks) == [
+        ("module pairs", 1, 1),
+        ("LIMIT", 8, 8),
+        ("first", 11, 12),
+        ("Box", 16, 19),  # with its type alias, as with its other attributes
+        ("Box.get", 21, 22),
+    ]
+    by_name = {c.symbol: c.text for c in chunks}
+    assert by_name["first"].startswith("def first[Ť: (int, str) = int](items: list[Ť]) -> Ť:")
+    assert by_name["Box"].startswith("class Box[T]:")
+
+
+def test_a_real_syntax_error_beside_newer_type_syntax_still_skips_the_file():
+    with pytest.raises(Unchunkable, match=r"not valid Python 3 \(line 1"):
+        chunk_code("pkg/bad.py", b"def f(:\n    pass\n\n\ndef g[T](x: T) -> T:\n    return x\n")

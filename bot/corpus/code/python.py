@@ -28,12 +28,14 @@ translated through byte offsets.
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 import warnings
 from collections.abc import Iterator, Sequence
 
 from bot.corpus.chunk import Chunk
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
+from bot.corpus.code.type_syntax import without_type_syntax
 
 _CONSTANT = re.compile(r"_?[A-Z][A-Z0-9_]*")
 _PYTHON_LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -54,21 +56,48 @@ def chunk_python(path: str, data: bytes) -> list[Chunk]:
     """
     lines = SourceLines(data)
     module = _module_name(path)
-    try:
-        with warnings.catch_warnings():
-            # Old escape sequences warn at parse time; they are the file's business, not ours.
-            warnings.simplefilter("ignore")
-            tree = ast.parse(data, filename=path)
-    except SyntaxError as exc:
-        raise Unchunkable(f"{path} is not valid Python 3 (line {exc.lineno}: {exc.msg})") from None
-    except (ValueError, RecursionError, MemoryError, LookupError, OverflowError) as exc:
-        # Null bytes, nesting the parser cannot hold, an unknown source encoding.
-        raise Unchunkable(f"{path} cannot be parsed as Python: {exc}") from None
+    tree = _tree(data, path)
     walker = _Walker(lines, data, f"module {module}")
     if looks_generated(walker.header(tree.body)):
         raise Unchunkable(f"{path} is generated (its header says so)")
 
     return lines.chunks_of(walker.module(tree))
+
+
+def _tree(data: bytes, path: str) -> ast.Module:
+    """The file's syntax tree, read past newer Python's type syntax if need be.
+
+    Raises:
+        Unchunkable: the file is not valid Python 3, or cannot be parsed at all.
+    """
+    try:
+        return _parse(data, path)
+    except SyntaxError as exc:
+        error = f"{path} is not valid Python 3 (line {exc.lineno}: {exc.msg})"
+    # ``def f[T]`` and ``type X = ...`` are a syntax error to this Python; without them, the
+    # same lines parse to the same declarations (``bot.corpus.code.type_syntax``).
+    older = without_type_syntax(data)
+    if older is not None:
+        with contextlib.suppress(SyntaxError):
+            return _parse(older, path)
+    raise Unchunkable(error)
+
+
+def _parse(data: bytes, path: str) -> ast.Module:
+    """The file's syntax tree.
+
+    Raises:
+        SyntaxError: the file is not Python this interpreter reads.
+        Unchunkable: it cannot be parsed at all (null bytes, nesting too deep, an unknown
+            source encoding).
+    """
+    try:
+        with warnings.catch_warnings():
+            # Old escape sequences warn at parse time; they are the file's business, not ours.
+            warnings.simplefilter("ignore")
+            return ast.parse(data, filename=path)
+    except (ValueError, RecursionError, MemoryError, LookupError, OverflowError) as exc:
+        raise Unchunkable(f"{path} cannot be parsed as Python: {exc}") from None
 
 
 def _module_name(path: str) -> str:
