@@ -47,7 +47,7 @@ _ATTR_ID = re.compile(r"(?:^|\s)#([^\s}]+)")
 _HAS_WORD = re.compile(r"[^\W_]")
 # What a reader never sees as text: images (a banner, badges), then links left with nothing to
 # show, HTML comments and tags. A section holding only these says nothing.
-_UNSEEN = (
+_NOT_TEXT = (
     re.compile(r"<!--.*?-->", re.DOTALL),
     re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])"),
     re.compile(r"\[\s*\](?:\([^)]*\)|\[[^\]]*\])"),
@@ -277,7 +277,7 @@ def _merge_empty(sections: list[_Section], lines: Sequence[str]) -> list[_Sectio
 
 def _has_text(lines: Sequence[str]) -> bool:
     text = "\n".join(lines)
-    for pattern in _UNSEEN:
+    for pattern in _NOT_TEXT:
         text = pattern.sub("", text)
     return _HAS_WORD.search(text) is not None
 
