@@ -175,6 +175,10 @@ def _item(
     scope: _Scope, index: int, item: Node, lines: SourceLines, pending: list[_Scope]
 ) -> Iterator[Symbol]:
     kind = item.type
+    if kind in _COMMENTS or kind == "attribute_item":
+        # Nothing of its own; it belongs to the item below it. Looking above each of a long
+        # doc comment's lines for that item's attributes would cost the square of its length.
+        return
     # rustdoc leaves a ``#[doc(hidden)]`` item out of the API (anyhow's ``__private`` module,
     # a macro's helpers), and with it a hidden module's, trait's or impl's items.
     if any(_hides(a) for a in _attribute_items(scope.items, index, lines)):
