@@ -208,8 +208,8 @@ class Service:
         """Check the configuration, open the index, connect to Discord, start the timers.
 
         Raises:
-            ConfigError: ``DISCORD_TOKEN`` is missing, the webhook has no secret, or the
-                answering provider lacks what it needs.
+            ConfigError: ``DISCORD_TOKEN`` is missing, the webhook has no secret or cannot
+                listen at ``webhook.listen``, or the answering provider lacks what it needs.
             StoreError: the index cannot be opened.
             DiscordError: Discord refused the token or could not be reached.
         """
@@ -224,11 +224,13 @@ class Service:
         app = DiscordApp(config, engine, desk, refresher, on_problem)
         webhook = None
         try:
-            await app.start()
+            # Listening first: an address the webhook cannot have stops serve before it spends
+            # one of the bot's daily session starts, which a service restarting it would use up.
             if config.webhook_listen is not None:
                 assert config.secrets.webhook_secret is not None  # check_serve saw to it
                 webhook = PushWebhook(engine, refresher, config.secrets.webhook_secret)
                 await webhook.start(*config.webhook_listen)
+            await app.start()
         except BaseException:
             if webhook is not None:
                 await webhook.stop()

@@ -18,6 +18,7 @@ from aiohttp import web
 
 from bot.config import Secret
 from bot.engine import Engine
+from bot.errors import ConfigError
 from bot.refresher import Refresher
 
 log = logging.getLogger(__name__)
@@ -44,10 +45,25 @@ class PushWebhook:
         return app
 
     async def start(self, host: str, port: int) -> None:
-        """Listen on ``host:port`` (port 0 picks a free one; see ``self.port``)."""
+        """Listen on ``host:port`` (port 0 picks a free one; see ``self.port``).
+
+        Raises:
+            ConfigError: nothing can listen there: the port is taken, or the host is not an
+                address of this machine.
+        """
         self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
         await self._runner.setup()
-        await web.TCPSite(self._runner, host, port).start()
+        try:
+            await web.TCPSite(self._runner, host, port).start()
+        except OSError as exc:
+            await self.stop()
+            shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            raise ConfigError(
+                "webhook.listen",
+                shown,
+                f"serve cannot listen there ({exc.strerror or exc}); stop what listens on that "
+                "port or choose another, and give a host that is an address of this machine",
+            ) from None
         self.port = int(self._runner.addresses[0][1])
         log.info("push webhook listening on %s:%d%s", host, self.port, PATH)
 

@@ -43,6 +43,20 @@ Feature: Running the bot
     And the error says "remove the 'user:password@' part"
     And the error does not say "hunter2"
 
+  Scenario: a webhook address another program holds stops serve before it connects to Discord
+    Given the index has been built
+    And Discord answers at a fake address
+    And a Discord bot token is set
+    And the webhook secret is set
+    And the configuration listens for the push webhook on a port another program holds
+    When I run `python -m bot.cli serve`
+    Then the exit code is 2
+    And the error says "configuration key 'webhook.listen'"
+    And the error says "address already in use"
+    And the error says "choose another"
+    And Discord was never contacted
+    And the error holds no traceback
+
   Scenario: A webhook secret that is not UTF-8 text is refused by serve and every other command
     Given the configuration listens for the push webhook on "127.0.0.1:8088"
     And the configuration's Discord address is "http://127.0.0.1:9/api/v10"

@@ -1,4 +1,5 @@
 import os
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -22,6 +23,24 @@ def fake_discord() -> Iterator[FakeDiscord]:
 def webhook_listens(world: World, listen: str) -> None:
     path = world.root / "phpbotscout.toml"
     path.write_text(path.read_text() + f'\n[webhook]\nlisten = "{listen}"\n')
+
+
+@pytest.fixture
+def held_port() -> Iterator[int]:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield taken.getsockname()[1]
+
+
+@given("the configuration listens for the push webhook on a port another program holds")
+def webhook_port_held(world: World, held_port: int) -> None:
+    webhook_listens(world, f"127.0.0.1:{held_port}")
+
+
+@given("the webhook secret is set")
+def webhook_secret_set(monkeypatch) -> None:
+    monkeypatch.setenv("PHPBOTSCOUT_WEBHOOK_SECRET", "s3cret-push-token")
 
 
 @given(parsers.parse('the configuration\'s Discord address is "{url}"'))
@@ -78,3 +97,8 @@ def serve_without_sessions(world: World, fake_discord: FakeDiscord, command: str
 @then("the error holds no traceback")
 def no_traceback(world: World) -> None:
     assert "Traceback (most recent call last)" not in world.stderr, world.stderr
+
+
+@then("Discord was never contacted")
+def discord_not_contacted(fake_discord: FakeDiscord) -> None:
+    assert fake_discord.calls == []

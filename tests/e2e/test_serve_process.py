@@ -172,6 +172,26 @@ def test_a_webhook_secret_that_is_not_utf8_stops_serve_before_it_connects(
     assert discord.calls == []
 
 
+def test_a_webhook_address_already_taken_stops_serve_in_one_line_before_it_connects(
+    tmp_path, home, discord, fake_anthropic
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    with socket.socket() as taken:  # another program listening where the webhook would
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config.write_text(config.read_text() + f'[webhook]\nlisten = "127.0.0.1:{port}"\n')
+        process = start_serve(config, fake_anthropic, PHPBOTSCOUT_WEBHOOK_SECRET="s3cret-push")
+        code, err = exited(process, "exit after its configuration error", timeout=60)
+    assert code == 2, err
+    assert "Traceback (most recent call last)" not in err, err
+    last = err.splitlines()[-1]
+    said = f"error: configuration key 'webhook.listen' has value '127.0.0.1:{port}'"
+    assert last.startswith(said), err
+    assert "address already in use" in last and "choose another" in last, err
+    assert discord.calls == []  # no session start spent on a run that cannot serve
+
+
 @pytest.mark.parametrize(
     ("close_code", "begins", "says"),
     [
