@@ -18,7 +18,7 @@ from aiohttp import web
 
 from bot.config import Secret
 from bot.engine import Engine
-from bot.errors import ConfigError
+from bot.errors import ConfigError, StoreError
 from bot.refresher import Refresher
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,14 @@ class PushWebhook:
             return _answer(400, error="not a push event: no project.path_with_namespace")
         if not isinstance(name, str) or not name:
             return _answer(400, error="project.path_with_namespace is empty")
-        indexed = {s.name for s in await self.engine.sources() if s.verdict == "admitted"}
+        try:
+            sources = await self.engine.sources()
+        except StoreError as exc:
+            # The reason and the remedy are the operator's, in the log; a 5xx tells GitLab the
+            # fault is on this side and may pass, where a 4xx says its hook is misconfigured.
+            log.warning("push webhook: could not refresh %s: %s", name, exc)
+            return _answer(503, error="the index could not be read; see serve's log")
+        indexed = {s.name for s in sources if s.verdict == "admitted"}
         if name not in indexed:
             log.info("push webhook: ignored a push to %r, which is not an indexed source", name)
             return _answer(404, ignored=f"{name} is not an indexed source")

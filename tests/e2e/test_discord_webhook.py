@@ -16,6 +16,7 @@ import pytest
 from tests.discord_bot import BotThread, ask, bot_config, build_index, watched
 from tests.fakes.discord import FakeDiscord
 from tests.gitrepo import commit, make_repo
+from tests.searchindex import damage
 
 SECRET = "push-secret-0123456789"
 
@@ -156,3 +157,42 @@ def test_a_push_to_a_source_not_in_the_index_is_ignored_with_404(bot, caplog):
 def test_other_events_are_acknowledged_and_ignored(bot):
     status, body = push(bot, "widgets", SECRET, event="Merge Request Hook")
     assert status == 202 and "not a push event" in body["ignored"]
+
+
+@pytest.fixture
+def damageable(tmp_path: Path) -> Iterator[tuple[BotThread, FakeDiscord]]:
+    """A bot of its own, with its own Discord, whose index a test may damage."""
+    estate = tmp_path / "estate"
+    make_repo(estate / "widgets", {"README.md": "# Widgets\n\n## Installing\n\nRun it.\n"})
+    with FakeDiscord() as discord:
+        config = bot_config(
+            tmp_path,
+            estate,
+            discord,
+            extra={"webhook": {"listen": f"127.0.0.1:{free_port()}"}},
+            env={"PHPBOTSCOUT_WEBHOOK_SECRET": SECRET},
+        )
+        build_index(config)
+        running = BotThread(config).start()
+        try:
+            running.run(running.service.refresher.settle())  # the start-up tick
+            yield running, discord
+        finally:
+            running.stop()
+
+
+def test_a_push_while_the_index_cannot_be_read_is_answered_503_and_the_log_says_what_to_do(
+    damageable, caplog
+):
+    caplog.set_level(logging.INFO, logger="bot.webhook")
+    running, discord = damageable
+    with watched(running, discord, messages_sent=False) as bot:
+        runs = bot.service.refresher.runs
+        damage(bot.engine.store.path, "sources")
+        status, body = push(bot, "widgets", SECRET)
+        assert (status, body) == (503, {"error": "the index could not be read; see serve's log"})
+        bot.run(bot.service.refresher.settle())
+        assert bot.service.refresher.runs == runs
+    said = caplog.text
+    assert "push webhook: could not refresh widgets: The index at" in said, said
+    assert "move it aside and run 'python -m bot.cli index build'" in said, said

@@ -1,0 +1,15 @@
+Feature: The GitLab push webhook
+  With `webhook.listen` set, `serve` listens for GitLab's push events: a push to an indexed
+  source refreshes that source at once, and every request is answered with a status GitLab
+  shows on the hook's page.
+
+  Background:
+    Given the bot serves the push webhook with "widgets" indexed
+
+  Scenario: a push while the index cannot be read is answered 503 and the log says what to do
+    Given the index file has been damaged
+    When GitLab sends a push to "widgets"
+    Then GitLab is answered 503 with "the index could not be read; see serve's log"
+    And nothing was refreshed
+    And the log says "push webhook: could not refresh widgets"
+    And the log says "move it aside and run 'python -m bot.cli index build'"

@@ -1,0 +1,98 @@
+"""Steps for the push webhook, sent to the real bot serving it beside the fake Discord."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from pytest_bdd import given, parsers, scenarios, then, when
+
+from features.conftest import World
+from tests.discord_bot import BotThread, bot_config, build_index
+from tests.fakes.discord import FakeDiscord
+from tests.gitrepo import make_repo
+from tests.searchindex import damage
+
+scenarios("discord_webhook.feature")
+
+SECRET = "push-secret-0123456789"
+
+
+@dataclass
+class Hook:
+    """The bot serving the webhook, and what GitLab was last answered."""
+
+    bot: BotThread
+    runs: int = 0
+    status: int = 0
+    body: Any = None
+
+
+@pytest.fixture
+def hook(world: World) -> Iterator[Hook]:
+    with socket.socket() as probe:  # a free port: webhook.listen takes no port 0
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    make_repo(world.estate / "widgets", {"README.md": "# Widgets\n\n## Installing\n\nRun it.\n"})
+    with FakeDiscord() as discord:
+        config = bot_config(
+            world.root,
+            world.estate,
+            discord,
+            extra={"webhook": {"listen": f"127.0.0.1:{port}"}},
+            env={"PHPBOTSCOUT_WEBHOOK_SECRET": SECRET},
+        )
+        build_index(config)
+        bot = BotThread(config).start()
+        try:
+            bot.run(bot.service.refresher.settle())  # the start-up tick
+            yield Hook(bot, runs=bot.service.refresher.runs)
+            problems = bot.take_problems()
+            assert not problems, problems
+        finally:
+            bot.stop()
+
+
+@given(parsers.parse('the bot serves the push webhook with "{name}" indexed'))
+def serving(hook: Hook, name: str) -> None:
+    assert name in {s.name for s in hook.bot.run(hook.bot.engine.sources())}
+
+
+@given("the index file has been damaged")
+def index_damaged(hook: Hook) -> None:
+    damage(hook.bot.engine.store.path, "sources")
+
+
+@when(parsers.parse('GitLab sends a push to "{project}"'))
+def gitlab_pushes(hook: Hook, project: str) -> None:
+    assert hook.bot.service is not None and hook.bot.service.webhook is not None
+    body = json.dumps({"object_kind": "push", "project": {"path_with_namespace": project}})
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{hook.bot.service.webhook.port}/webhook/gitlab",
+        data=body.encode(),
+        headers={"X-Gitlab-Token": SECRET, "X-Gitlab-Event": "Push Hook"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            hook.status, hook.body = response.status, json.loads(response.read())
+    except urllib.error.HTTPError as refused:
+        hook.status, hook.body = refused.code, json.loads(refused.read())
+
+
+@then(parsers.parse('GitLab is answered {status:d} with "{error}"'))
+def answered(hook: Hook, status: int, error: str) -> None:
+    assert (hook.status, hook.body) == (status, {"error": error})
+
+
+@then("nothing was refreshed")
+def nothing_refreshed(hook: Hook) -> None:
+    assert hook.bot.service is not None
+    hook.bot.run(hook.bot.service.refresher.settle())
+    assert hook.bot.service.refresher.runs == hook.runs
