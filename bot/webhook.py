@@ -88,7 +88,7 @@ class PushWebhook:
         try:
             body = json.loads(await request.read())
             name = body["project"]["path_with_namespace"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # JSON nested past the stack
             return _answer(400, error="not a push event: no project.path_with_namespace")
         if not isinstance(name, str) or not name:
             return _answer(400, error="project.path_with_namespace is empty")

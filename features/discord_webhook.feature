@@ -13,3 +13,8 @@ Feature: The GitLab push webhook
     And nothing was refreshed
     And the log says "push webhook: could not refresh widgets"
     And the log says "move it aside and run 'python -m bot.cli index build'"
+
+  Scenario: a body nested too deeply to read is refused with 400, not a crash
+    When GitLab's token comes with a body of lists nested 100,000 deep
+    Then GitLab is answered 400 with "not a push event: no project.path_with_namespace"
+    And nothing was refreshed

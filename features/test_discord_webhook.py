@@ -71,11 +71,20 @@ def index_damaged(hook: Hook) -> None:
 
 @when(parsers.parse('GitLab sends a push to "{project}"'))
 def gitlab_pushes(hook: Hook, project: str) -> None:
-    assert hook.bot.service is not None and hook.bot.service.webhook is not None
     body = json.dumps({"object_kind": "push", "project": {"path_with_namespace": project}})
+    send(hook, body.encode())
+
+
+@when("GitLab's token comes with a body of lists nested 100,000 deep")
+def nested_body(hook: Hook) -> None:
+    send(hook, b"[" * 100_000 + b"]" * 100_000)
+
+
+def send(hook: Hook, body: bytes) -> None:
+    assert hook.bot.service is not None and hook.bot.service.webhook is not None
     request = urllib.request.Request(
         f"http://127.0.0.1:{hook.bot.service.webhook.port}/webhook/gitlab",
-        data=body.encode(),
+        data=body,
         headers={"X-Gitlab-Token": SECRET, "X-Gitlab-Event": "Push Hook"},
         method="POST",
     )

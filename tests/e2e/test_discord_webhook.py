@@ -154,6 +154,23 @@ def test_a_push_to_a_source_not_in_the_index_is_ignored_with_404(bot, caplog):
     assert bot.service.refresher.runs == runs
 
 
+def test_a_body_nested_too_deep_to_read_is_refused_with_400_not_a_crash(bot):
+    assert bot.service is not None and bot.service.webhook is not None
+    runs = bot.service.refresher.runs
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{bot.service.webhook.port}/webhook/gitlab",
+        data=b"[" * 100_000 + b"]" * 100_000,  # well inside the size limit
+        headers={"X-Gitlab-Token": SECRET, "X-Gitlab-Event": "Push Hook"},
+        method="POST",
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=5)
+    assert refused.value.code == 400
+    assert "no project.path_with_namespace" in json.loads(refused.value.read())["error"]
+    bot.run(bot.service.refresher.settle())
+    assert bot.service.refresher.runs == runs
+
+
 def test_other_events_are_acknowledged_and_ignored(bot):
     status, body = push(bot, "widgets", SECRET, event="Merge Request Hook")
     assert status == 202 and "not a push event" in body["ignored"]
