@@ -17,6 +17,7 @@ import logging
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import aiohttp
 import hikari
@@ -274,12 +275,25 @@ async def serve(config: Config) -> int:
     """Run until SIGINT or SIGTERM (exit 0), or until Discord drops the bot for good (exit 1)."""
     loop = asyncio.get_running_loop()
     log.info("event loop: %s", loop_name(loop))
-    service = await Service.start(config)
     stop = asyncio.Event()
+    # Taken before starting, which lasts as long as Discord cannot be reached: a signal then
+    # undoes what was begun and stops as cleanly as later, not killed without a word.
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    gateway = asyncio.create_task(service.app.bot.join())
     stopping = asyncio.create_task(stop.wait())
+    try:
+        service = await _start_unless_stopped(config, stopping)
+    except BaseException:
+        stopping.cancel()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        raise
+    if service is None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        log.info("signal received while starting; stopped cleanly")
+        return 0
+    gateway = asyncio.create_task(service.app.bot.join())
     try:
         await asyncio.wait({gateway, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -310,3 +324,15 @@ async def serve(config: Config) -> int:
         raise DiscordError(dropped_message(getattr(failure, "code", None), str(failure or "")))
     log.info("stopped cleanly")
     return 0
+
+
+async def _start_unless_stopped(config: Config, stopping: asyncio.Task[Any]) -> Service | None:
+    """``Service.start``, or ``None`` when ``stopping`` ends first (what it began is undone)."""
+    starting = asyncio.create_task(Service.start(config))
+    await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    if starting.done():
+        return starting.result()
+    starting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await starting
+    return None

@@ -123,3 +123,13 @@ Feature: Running the bot
     And the error says "no more gateway sessions for now"
     And the error says "Wait until the window resets"
     And the error holds no traceback
+
+  Scenario: SIGTERM while Discord's gateway cannot be reached stops serve cleanly
+    Given the index has been built
+    And Discord answers at a fake address
+    And Discord's gateway cannot be reached
+    And a Discord bot token is set
+    When `python -m bot.cli serve` is sent SIGTERM while it tries to reach the gateway
+    Then the exit code is 0
+    And the error says "signal received while starting; stopped cleanly"
+    And the error holds no traceback

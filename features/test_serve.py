@@ -1,4 +1,5 @@
 import os
+import signal
 import socket
 from collections.abc import Iterator
 
@@ -92,6 +93,25 @@ def serve_without_sessions(world: World, fake_discord: FakeDiscord, command: str
     fake_discord.sessions_remaining = 0
     process = start_cli(cli_arguments(command), cwd=world.root)
     world.code, world.stderr = exited(process, "exit when no session starts were left", 60)
+
+
+@given("Discord's gateway cannot be reached")
+def gateway_unreachable(fake_discord: FakeDiscord) -> None:
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        fake_discord.gateway_url = f"ws://127.0.0.1:{closed.getsockname()[1]}/gateway"
+
+
+@when(parsers.parse("{command} is sent SIGTERM while it tries to reach the gateway"))
+def serve_terminated_starting(world: World, fake_discord: FakeDiscord, command: str) -> None:
+    process = start_cli(cli_arguments(command), cwd=world.root)
+    try:
+        fake_discord.until(
+            lambda: any(c.path == "/gateway/bot" for c in fake_discord.calls), timeout=60
+        )
+    finally:
+        process.send_signal(signal.SIGTERM)
+        world.code, world.stderr = exited(process, "stop on SIGTERM")
 
 
 @then("the error holds no traceback")

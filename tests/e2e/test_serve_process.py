@@ -129,6 +129,26 @@ def test_a_second_signal_tells_the_askers_at_once_instead_of_waiting(
     assert "restarting" in reply.text and "second signal" in log, log
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_discord_cannot_be_reached_at_start_stops_serve_cleanly(
+    tmp_path, home, discord, fake_anthropic, sig
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    with socket.socket() as closed:  # a port nothing listens on: the gateway is unreachable
+        closed.bind(("127.0.0.1", 0))
+        discord.gateway_url = f"ws://127.0.0.1:{closed.getsockname()[1]}/gateway"
+    process = start_serve(config, fake_anthropic)
+    try:
+        # serve keeps trying the gateway for as long as it is down, so it is starting now.
+        discord.until(lambda: any(c.path == "/gateway/bot" for c in discord.calls), timeout=60)
+    finally:
+        code, err = stop(process, sig)
+    assert code == 0, err
+    assert "Traceback (most recent call last)" not in err, err
+    assert err.splitlines()[-1].endswith("signal received while starting; stopped cleanly"), err
+    assert "interrupted" not in err
+
+
 def test_serve_without_a_token_is_a_configuration_error(tmp_path, home, discord, fake_anthropic):
     config = write_config(tmp_path, discord, fake_anthropic)
     process = start_serve(config, fake_anthropic, DISCORD_TOKEN="")

@@ -127,6 +127,7 @@ class FakeDiscord:
         self.fail_next: dict[str, int] = {}  # "METHOD path-prefix" -> status, once
         self.refuse_identify: int | None = None  # close code for the next IDENTIFY, once
         self.sessions_remaining = 1000  # session starts Discord still allows in its window
+        self.gateway_url: str | None = None  # where GET /gateway/bot sends the bot, if not here
         self._interactions: dict[str, Interaction] = {}  # by token
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
@@ -387,7 +388,7 @@ class FakeDiscord:
         if call.path == "/gateway/bot":
             return _json(
                 {
-                    "url": self.url.replace("http://", "ws://") + "/gateway",
+                    "url": self.gateway_url or self.url.replace("http://", "ws://") + "/gateway",
                     "shards": 1,
                     "session_start_limit": {
                         "total": 1000,
