@@ -99,7 +99,9 @@ class PushWebhook:
             # fault is on this side and may pass, where a 4xx says its hook is misconfigured.
             log.warning("push webhook: could not refresh %s: %s", name, exc)
             return _answer(503, error="the index could not be read; see serve's log")
-        indexed = {s.name for s in sources if s.verdict == "admitted"}
+        # An unresolved source is still answered from its last index, and its push may be the
+        # very change that resolves it (a docs site put back): only a rejected one is not.
+        indexed = {s.name for s in sources if s.verdict in ("admitted", "unresolved")}
         if name not in indexed:
             log.info("push webhook: ignored a push to %r, which is not an indexed source", name)
             return _answer(404, ignored=f"{name} is not an indexed source")

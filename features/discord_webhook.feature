@@ -18,3 +18,10 @@ Feature: The GitLab push webhook
     When GitLab's token comes with a body of lists nested 100,000 deep
     Then GitLab is answered 400 with "not a push event: no project.path_with_namespace"
     And nothing was refreshed
+
+  Scenario: a push to a source answered from its last index while unresolved refreshes it
+    Given "widgets" could not be found at the last refresh and is answered from its last index
+    And "widgets" is back where it was
+    When GitLab sends a push to "widgets"
+    Then GitLab is answered 202, refreshing "widgets"
+    And "widgets" is indexed again

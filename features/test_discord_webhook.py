@@ -45,7 +45,11 @@ def hook(world: World) -> Iterator[Hook]:
             world.root,
             world.estate,
             discord,
-            extra={"webhook": {"listen": f"127.0.0.1:{port}"}},
+            extra={
+                # The repository itself, not its directory: gone, it is reported unresolved.
+                "sources": {"local": [str(world.estate / "widgets")]},
+                "webhook": {"listen": f"127.0.0.1:{port}"},
+            },
             env={"PHPBOTSCOUT_WEBHOOK_SECRET": SECRET},
         )
         build_index(config)
@@ -67,6 +71,26 @@ def serving(hook: Hook, name: str) -> None:
 @given("the index file has been damaged")
 def index_damaged(hook: Hook) -> None:
     damage(hook.bot.engine.store.path, "sources")
+
+
+@given(
+    parsers.parse(
+        '"{name}" could not be found at the last refresh and is answered from its last index'
+    )
+)
+def source_unresolved(world: World, hook: Hook, name: str) -> None:
+    assert hook.bot.service is not None
+    (world.estate / name).rename(world.root / name)
+    hook.bot.run(hook.bot.service.refresher.run(why="test"))
+    state = next(s for s in hook.bot.run(hook.bot.engine.sources()) if s.name == name)
+    assert state.verdict == "unresolved"
+    assert hook.bot.run(hook.bot.engine.retrieve("install widgets")).results
+    hook.runs = hook.bot.service.refresher.runs
+
+
+@given(parsers.parse('"{name}" is back where it was'))
+def source_back(world: World, name: str) -> None:
+    (world.root / name).rename(world.estate / name)
 
 
 @when(parsers.parse('GitLab sends a push to "{project}"'))
@@ -105,3 +129,17 @@ def nothing_refreshed(hook: Hook) -> None:
     assert hook.bot.service is not None
     hook.bot.run(hook.bot.service.refresher.settle())
     assert hook.bot.service.refresher.runs == hook.runs
+
+
+@then(parsers.parse('GitLab is answered 202, refreshing "{name}"'))
+def answered_refreshing(hook: Hook, name: str) -> None:
+    assert (hook.status, hook.body) == (202, {"refreshing": name})
+
+
+@then(parsers.parse('"{name}" is indexed again'))
+def indexed_again(hook: Hook, name: str) -> None:
+    assert hook.bot.service is not None
+    hook.bot.run(hook.bot.service.refresher.settle())
+    assert hook.bot.service.refresher.runs == hook.runs + 1
+    state = next(s for s in hook.bot.run(hook.bot.engine.sources()) if s.name == name)
+    assert state.verdict == "admitted"

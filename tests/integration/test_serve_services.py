@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import aiohttp
 import pytest
 
 from bot.answer.bounded import BoundedComposer
@@ -13,19 +14,23 @@ from bot.answer.composer import Answer, Passage
 from bot.answer.providers import build_composer
 from bot.answer_desk import AnswerDesk
 from bot.app import Service
-from bot.config import RateLimit
+from bot.config import RateLimit, Secret
 from bot.engine import Engine
 from bot.errors import Busy, DiscordError, ShuttingDown
 from bot.index.store import Store
 from bot.ratelimit import RateLimiter
 from bot.refresh import RefreshReport
 from bot.refresher import Refresher
+from bot.webhook import PATH, PushWebhook
 from extensions.schedule import RefreshSchedule, intervals
 from tests.answering import answer_config, anthropic_env, make_estate
 from tests.discord_bot import bot_config
 from tests.fakes.anthropic_server import citing
 from tests.fakes.discord import FakeDiscord
+from tests.fakes.estate import configure, upstream
+from tests.fakes.gitlab import FakeGitLab
 from tests.gitrepo import commit, make_repo
+from tests.integration.conftest import TOKEN
 
 
 @dataclass
@@ -287,3 +292,36 @@ async def test_the_schedule_has_one_job_per_interval_and_ticks_through_the_refre
         await refresher.close()
     assert all(call == ((), True) for call in engine.calls)  # due sources only, every time
     assert CountingEngine.overlap == 1
+
+
+async def test_a_push_to_a_source_unresolved_but_answered_from_its_last_index_refreshes_it(
+    tmp_path, fake: FakeGitLab
+):
+    upstream(fake, "acme/a", {"README.md": "# A\n\nIt does things.\n"})
+    fake.feed = ["acme/a"]
+    engine = await Engine.open(configure(tmp_path, fake, token=TOKEN))
+    refresher = Refresher(engine)
+    webhook = PushWebhook(engine, refresher, Secret("push-secret"))
+    try:
+        assert (await engine.refresh()).ok
+        fake.feed = 404  # the feed fails for a run: acme/a is unresolved, kept as last indexed
+        await engine.refresh()
+        [state] = await engine.sources()
+        assert (state.verdict, state.clause) == ("unresolved", "feed")
+        fake.feed = ["acme/a"]  # and is back
+        await webhook.start("127.0.0.1", 0)
+        async with aiohttp.ClientSession() as http:
+            async with http.post(
+                f"http://127.0.0.1:{webhook.port}{PATH}",
+                json={"object_kind": "push", "project": {"path_with_namespace": "acme/a"}},
+                headers={"X-Gitlab-Token": "push-secret", "X-Gitlab-Event": "Push Hook"},
+            ) as response:
+                assert (response.status, await response.json()) == (202, {"refreshing": "acme/a"})
+        await refresher.settle()
+        [state] = await engine.sources()
+        assert (state.verdict, state.clause) == ("admitted", "site")
+        assert refresher.runs == 1 and refresher.last is not None and refresher.last.ok
+    finally:
+        await webhook.stop()
+        await refresher.close()
+        await engine.close()
