@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 PATH = "/webhook/gitlab"
 EVENTS = ("Push Hook", "Tag Push Hook")
 MAX_BODY = 4 * 1024 * 1024  # GitLab trims a push event's commit list, so events stay small
+# Seconds a request still arriving gets when serve stops: a handler needs only its body, so
+# more is a stalled sender, and aiohttp's own 60 s would outlast a service manager's patience.
+STOP_GRACE = 2.0
 
 
 class PushWebhook:
@@ -51,7 +54,9 @@ class PushWebhook:
             ConfigError: nothing can listen there: the port is taken, or the host is not an
                 address of this machine.
         """
-        self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(
+            self.app(), access_log=None, handle_signals=False, shutdown_timeout=STOP_GRACE
+        )
         await self._runner.setup()
         try:
             await web.TCPSite(self._runner, host, port).start()

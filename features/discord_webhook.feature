@@ -25,3 +25,8 @@ Feature: The GitLab push webhook
     When GitLab sends a push to "widgets"
     Then GitLab is answered 202, refreshing "widgets"
     And "widgets" is indexed again
+
+  Scenario: a push whose body never arrives does not hold up stopping serve
+    Given a sender has begun a push and stalled before its body
+    When serve is told to stop
+    Then serve stops without waiting for the sender, whose connection is closed unanswered

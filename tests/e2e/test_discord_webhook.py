@@ -177,8 +177,8 @@ def test_other_events_are_acknowledged_and_ignored(bot):
 
 
 @pytest.fixture
-def damageable(tmp_path: Path) -> Iterator[tuple[BotThread, FakeDiscord]]:
-    """A bot of its own, with its own Discord, whose index a test may damage."""
+def own(tmp_path: Path) -> Iterator[tuple[BotThread, FakeDiscord]]:
+    """A bot of its own, with its own Discord, that a test may damage or stop."""
     estate = tmp_path / "estate"
     make_repo(estate / "widgets", {"README.md": "# Widgets\n\n## Installing\n\nRun it.\n"})
     with FakeDiscord() as discord:
@@ -195,14 +195,15 @@ def damageable(tmp_path: Path) -> Iterator[tuple[BotThread, FakeDiscord]]:
             running.run(running.service.refresher.settle())  # the start-up tick
             yield running, discord
         finally:
-            running.stop()
+            if not running.loop.is_closed():
+                running.stop()
 
 
 def test_a_push_while_the_index_cannot_be_read_is_answered_503_and_the_log_says_what_to_do(
-    damageable, caplog
+    own, caplog
 ):
     caplog.set_level(logging.INFO, logger="bot.webhook")
-    running, discord = damageable
+    running, discord = own
     with watched(running, discord, messages_sent=False) as bot:
         runs = bot.service.refresher.runs
         damage(bot.engine.store.path, "sources")
@@ -213,3 +214,22 @@ def test_a_push_while_the_index_cannot_be_read_is_answered_503_and_the_log_says_
     said = caplog.text
     assert "push webhook: could not refresh widgets: The index at" in said, said
     assert "move it aside and run 'python -m bot.cli index build'" in said, said
+
+
+def test_a_push_whose_body_never_arrives_does_not_hold_up_stopping(own):
+    running, discord = own
+    assert running.service is not None and running.service.webhook is not None
+    with socket.create_connection(("127.0.0.1", running.service.webhook.port), timeout=10) as conn:
+        conn.sendall(
+            b"POST /webhook/gitlab HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Gitlab-Token: "
+            + SECRET.encode()
+            + b"\r\nX-Gitlab-Event: Push Hook\r\nContent-Length: 100\r\n"
+            b"Expect: 100-continue\r\n\r\n"
+        )
+        # The server asks for the body once the handler is on its way to read it: from here
+        # the request is in flight, and its body never comes.
+        assert conn.recv(1024).startswith(b"HTTP/1.1 100 Continue")
+        conn.sendall(b'{"project"')
+        with watched(running, discord, messages_sent=False):
+            running.stop()  # fails (times out after 20 s) if the sender is waited for
+        assert conn.recv(1024) == b""  # the stalled request was let go of, not answered
