@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from bot.errors import DiscordError, PhpbotscoutError
 from bot.event_loop import loop_name, reported_elsewhere
 from bot.forge.origin import redact_urls
 from bot.gateway_close import (
+    commands_refused,
     dropped_message,
     no_sessions_left,
     refused_message,
@@ -87,6 +89,7 @@ class DiscordApp:
     on_problem: Problem | None = None
     bot: hikari.GatewayBot = field(init=False)
     client: lightbulb.GatewayEnabledClient = field(init=False)
+    _sync_failed: Exception | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.bot = build_bot(self.config)
@@ -98,7 +101,7 @@ class DiscordApp:
         registry.register_value(AnswerDesk, self.desk)
         registry.register_value(Refresher, self.refresher)
         self.client.error_handler(self._command_failed)
-        self.bot.subscribe(hikari.StartedEvent, self.client.start)
+        self.bot.subscribe(hikari.StartedEvent, self._start_client)
         self.bot.subscribe(hikari.StoppingEvent, self.client.stop)
         self.bot.subscribe(hikari.ExceptionEvent, self._listener_failed)
 
@@ -106,7 +109,8 @@ class DiscordApp:
         """Load the extensions, connect, and sync the slash commands.
 
         Raises:
-            DiscordError: Discord refused the token or could not be reached.
+            DiscordError: Discord refused the token or the slash commands, or could not be
+                reached.
         """
         await self.client.load_extensions(*EXTENSIONS)
         loaded = {c._command_data.name for c in self.client.registered_commands}
@@ -146,12 +150,23 @@ class DiscordApp:
                     "discord.api_url."
                 )
             ) from None
+        if self._sync_failed is not None:
+            await self._close_quietly()
+            raise DiscordError(redact_urls(_refused_commands(self._sync_failed))) from None
         scope = (
             "guilds " + ", ".join(str(g) for g in self.config.discord_guilds)
             if self.config.discord_guilds
             else "every guild (global commands can take up to an hour to appear)"
         )
         log.info("connected to Discord; /%s synced to %s", ", /".join(COMMANDS), scope)
+
+    async def _start_client(self, event: hikari.StartedEvent) -> None:
+        # The client syncs the commands before it takes any interaction; when Discord refuses
+        # them it never starts, and every command would be dropped without a word.
+        try:
+            await self.client.start(event)
+        except (hikari.HikariError, aiohttp.ClientError, OSError) as exc:
+            self._sync_failed = exc
 
     async def _close_quietly(self) -> None:
         # It may never have got far enough to have anything to close.
@@ -191,6 +206,14 @@ class DiscordApp:
     def _report(self, exc: BaseException) -> None:
         if self.on_problem is not None:
             self.on_problem(exc)
+
+
+def _refused_commands(exc: Exception) -> str:
+    if not isinstance(exc, hikari.HTTPResponseError):
+        return commands_refused(None, None, str(exc))
+    guild = re.search(r"/guilds/(\d+)/commands", exc.url)
+    said = exc.message or str(exc)
+    return commands_refused(int(exc.status), int(guild[1]) if guild else None, said)
 
 
 @dataclass

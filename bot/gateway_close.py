@@ -1,10 +1,10 @@
-"""What to tell the operator when Discord refuses the bot's token or ends its gateway session.
+"""What to tell the operator when Discord refuses the bot (its token, session or commands).
 
 Discord ends a session for good with a close code: 4004 for a token it does not accept, 4010
 to 4014 for a session it will not serve as asked. It sends the same code on every try until
 something changes, so these messages say what the code means and what to change, never just
 to start ``serve`` again. Plain close codes keep this free of hikari (only ``bot/app.py``
-knows it).
+knows it). Slash commands Discord will not take at start-up are said the same way.
 """
 
 from __future__ import annotations
@@ -57,6 +57,25 @@ def no_sessions_left() -> str:
         "Discord's daily window, most often by a service restarting serve in a loop. Wait until "
         "the window resets (the log line above says when) before starting serve again; starting "
         "more sessions than allowed can get the bot's token reset."
+    )
+
+
+def commands_refused(status: int | None, guild: int | None, said: str) -> str:
+    """Discord would not take the slash commands as ``serve`` started; none of them would work."""
+    if status == 403 and guild is not None:
+        # Discord's "Missing Access": commands go only to a guild that let the bot in for them.
+        return (
+            f"Discord refused the slash commands for guild {guild} (403: {said}): the bot is not "
+            "in that guild, or was added without the applications.commands scope. Add it with "
+            "the scopes bot and applications.commands (OAuth2 URL Generator in the developer "
+            "portal), or take the guild out of discord.guilds."
+        )
+    where = f"for guild {guild}" if guild is not None else "globally"
+    code = f"{status}: " if status is not None else ""
+    return (
+        f"Discord did not take the slash commands {where} ({code}{said}), so none of them "
+        "would answer. Start serve again; if it keeps happening, check Discord's status and "
+        "that discord.api_url is Discord's API address."
     )
 
 

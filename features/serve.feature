@@ -114,6 +114,18 @@ Feature: Running the bot
     And the error does not say "Check the network"
     And the error holds no traceback
 
+  Scenario: a guild that refuses the slash commands stops serve saying how to add the bot
+    Given the index has been built
+    And Discord answers at a fake address
+    And Discord refuses the slash commands for the configured guild
+    And a Discord bot token is set
+    When I run `python -m bot.cli serve` as a process of its own
+    Then the exit code is 1
+    And the error says "Discord refused the slash commands for guild"
+    And the error says "the scopes bot and applications.commands"
+    And the error does not say "synced to"
+    And the error holds no traceback
+
   Scenario: serve started too often for Discord's window says to wait, not to start again
     Given the index has been built
     And Discord answers at a fake address

@@ -8,7 +8,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from features.conftest import World, cli_arguments
 from tests.discord_bot import connected
-from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
+from tests.fakes.discord import APP_ID, GUILD_ID, TOKEN, FakeDiscord
 from tests.pipes import exited, start_cli
 
 scenarios("serve.feature")
@@ -93,6 +93,11 @@ def serve_without_sessions(world: World, fake_discord: FakeDiscord, command: str
     fake_discord.sessions_remaining = 0
     process = start_cli(cli_arguments(command), cwd=world.root)
     world.code, world.stderr = exited(process, "exit when no session starts were left", 60)
+
+
+@given("Discord refuses the slash commands for the configured guild")
+def commands_refused(fake_discord: FakeDiscord) -> None:
+    fake_discord.fail_next[f"PUT /applications/{APP_ID}/guilds/{GUILD_ID}/commands"] = 403
 
 
 @given("Discord's gateway cannot be reached")

@@ -19,7 +19,7 @@ from bot.index.embedder import MODEL_PACKAGE
 from tests.answering import make_estate
 from tests.discord_bot import build_index, connected, wait_for
 from tests.fakes.anthropic_server import KEY, FakeAnthropic, citing
-from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
+from tests.fakes.discord import APP_ID, GUILD_ID, TOKEN, FakeDiscord
 from tests.pipes import exited, start_cli
 
 
@@ -296,3 +296,21 @@ def test_no_session_starts_left_says_to_wait_for_discords_window_not_a_traceback
     assert last.startswith("error: Discord allows this bot no more gateway sessions"), err
     assert "Wait until the window resets" in last, err
     assert not [f for f in discord.gateway_frames if f["op"] == 2]  # never tried to identify
+
+
+def test_a_guild_refusing_the_slash_commands_stops_serve_saying_how_to_add_the_bot(
+    tmp_path, home, discord, fake_anthropic
+):
+    config = write_config(tmp_path, discord, fake_anthropic)
+    # Discord's "Missing Access": the bot is not in the guild, or lacks applications.commands.
+    discord.fail_next[f"PUT /applications/{APP_ID}/guilds/{GUILD_ID}/commands"] = 403
+    process = start_serve(config, fake_anthropic)
+    code, err = exited(process, "exit when Discord refused its commands", timeout=60)
+    assert code == 1, err
+    assert "Traceback (most recent call last)" not in err, err
+    last = err.splitlines()[-1]
+    assert last.startswith(
+        f"error: Discord refused the slash commands for guild {GUILD_ID} (403"
+    ), err
+    assert "applications.commands" in last and "discord.guilds" in last, err
+    assert "synced to" not in err and "stopped cleanly" not in err

@@ -6,7 +6,7 @@ from bot import config
 from bot.answer.bounded import queue_wait
 from bot.config import RateLimit
 from bot.errors import ConfigError
-from bot.gateway_close import dropped_message, refused_message, token_refused
+from bot.gateway_close import commands_refused, dropped_message, refused_message, token_refused
 from bot.ratelimit import RateLimiter, whole_seconds
 from tests.fakes.discord import TOKEN
 
@@ -143,3 +143,12 @@ def test_a_token_refused_at_start_up_says_to_put_a_new_one_in_place():
     assert "put the new one in DISCORD_TOKEN" in token_refused(4004)
     other = refused_message(4001, "Unknown opcode.")
     assert "close code 4001 (Unknown opcode.)" in other and "discord.api_url" in other
+
+
+def test_slash_commands_refused_for_a_guild_say_how_to_add_the_bot_and_others_to_retry():
+    missing = commands_refused(403, 42, "Missing Access")
+    assert missing.startswith("Discord refused the slash commands for guild 42 (403: Missing")
+    assert "applications.commands" in missing and "discord.guilds" in missing
+    failed = commands_refused(None, None, "connection reset")
+    assert failed.startswith("Discord did not take the slash commands globally (connection")
+    assert "Start serve again" in failed
