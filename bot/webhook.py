@@ -108,8 +108,11 @@ class PushWebhook:
         # very change that resolves it (a docs site put back): only a rejected one is not.
         indexed = {s.name for s in sources if s.verdict in ("admitted", "unresolved")}
         if name not in indexed:
+            # Acknowledged, not refused: a group's hook sends every project's pushes, and GitLab
+            # disables a hook after four failed deliveries in a row, 4xx included, which would
+            # lose the pushes to the sources that are indexed.
             log.info("push webhook: ignored a push to %r, which is not an indexed source", name)
-            return _answer(404, ignored=f"{name} is not an indexed source")
+            return _answer(202, ignored=f"{name} is not an indexed source")
         queued = self.refresher.request(name, why="push webhook")
         log.info("push webhook: refresh of %s %s", name, "queued" if queued else "already queued")
         return _answer(202, refreshing=name)

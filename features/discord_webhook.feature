@@ -14,6 +14,11 @@ Feature: The GitLab push webhook
     And the log says "push webhook: could not refresh widgets"
     And the log says "move it aside and run 'python -m bot.cli index build'"
 
+  Scenario: a push to a project that is not indexed is acknowledged, so GitLab keeps the hook on
+    When GitLab sends a push to "acme/elsewhere"
+    Then GitLab is answered 202, ignored because "acme/elsewhere is not an indexed source"
+    And nothing was refreshed
+
   Scenario: a body nested too deeply to read is refused with 400, not a crash
     When GitLab's token comes with a body of lists nested 100,000 deep
     Then GitLab is answered 400 with "not a push event: no project.path_with_namespace"

@@ -161,6 +161,11 @@ def answered(hook: Hook, status: int, error: str) -> None:
     assert (hook.status, hook.body) == (status, {"error": error})
 
 
+@then(parsers.parse('GitLab is answered 202, ignored because "{why}"'))
+def answered_ignored(hook: Hook, why: str) -> None:
+    assert (hook.status, hook.body) == (202, {"ignored": why})
+
+
 @then("nothing was refreshed")
 def nothing_refreshed(hook: Hook) -> None:
     assert hook.bot.service is not None
