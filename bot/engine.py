@@ -296,7 +296,8 @@ class Engine:
             UsageError: the question is empty, too long or not text.
             ConfigError: the provider lacks its key or binary.
             EmptyIndexError: nothing has been indexed.
-            StoreError: the index cannot be read or written.
+            StoreError: the index cannot be read (an outcome it cannot record is returned
+                all the same, with ``unrecorded`` saying why).
             ProviderError: the model could not be asked or failed (recorded as an error,
                 never as a decline).
             Busy: the question waited too long for its turn with the model and was not asked
@@ -336,7 +337,13 @@ class Engine:
         outcome = settle(text, retrieval.query, passages, stale, provider, model, draft)
         elapsed_ms = (time.perf_counter() - started) * 1000
         asked = records.asked_from(outcome, origin, draft, elapsed_ms, asked_at)
-        ids = await records.record(self.store, asked)
+        try:
+            ids = await records.record(self.store, asked)
+        except StoreError as exc:
+            # The answer, and what it cost, is the asker's whatever befalls its record (another
+            # process writing the index for longer than the wait, say): shown, not thrown away.
+            log.warning("question answered (%s) but not recorded: %s", outcome.kind, exc)
+            return _replace(outcome, unrecorded=str(exc))
         log.info("question %s: %s", ids.question_id, outcome.kind)
         return _replace(outcome, question_id=ids.question_id, answer_id=ids.answer_id)
 

@@ -153,7 +153,8 @@ def outcome_json(outcome: Outcome) -> dict[str, Any]:
 
     An answer or a decline has exactly the documented keys. With no model configured the
     outcome is ``passages``: no answer, no citations, no decline, ``model`` null, and a
-    ``notice`` saying why only passages are shown.
+    ``notice`` saying why only passages are shown. An outcome the index could not record has
+    an ``unrecorded`` key saying why.
     """
     data: dict[str, Any] = {
         "question": outcome.question,
@@ -172,6 +173,8 @@ def outcome_json(outcome: Outcome) -> dict[str, Any]:
     }
     if outcome.kind == "passages":
         data["notice"] = NO_MODEL_NOTICE
+    if outcome.unrecorded:
+        data["unrecorded"] = outcome.unrecorded
     return data
 
 
@@ -210,7 +213,10 @@ def outcome_text(outcome: Outcome) -> str:
         if outcome.passages:
             searched = sorted({f"{p.repo} {p.path}" for p in outcome.passages})
             out.append("Searched: " + "; ".join(searched[:5]) + (" …" if len(searched) > 5 else ""))
-        out.append("Recorded as a documentation gap ('python -m bot.cli gaps' lists them).")
+        if outcome.unrecorded:
+            out.append(f"Not recorded as a documentation gap: {outcome.unrecorded}")
+        else:
+            out.append("Recorded as a documentation gap ('python -m bot.cli gaps' lists them).")
     else:
         retrieval = Retrieval(outcome.question, outcome.query, outcome.passages)
         out += [NO_MODEL_NOTICE, "", retrieval_text(retrieval)]

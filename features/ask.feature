@@ -185,6 +185,13 @@ Feature: Asking a question
     Then the exit code is 0
     And the backlog lists "Which colours can a widget be?" as "composer_declined"
 
+  Scenario: An answer the index cannot record, another process writing it, is shown all the same
+    Given the model answers "Set `frobnication.depth` to seven." citing "Tuning the frobnicator", while another process takes the index's write lock
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the JSON's "unrecorded" says "is busy: another process"
+
   Scenario: A declined question is dated when it was asked, not when the model replied
     Given the model takes 1.5 seconds to decline because "The guide covers tuning, not colours."
     And someone has asked "Which colours can a widget be?"

@@ -1,5 +1,6 @@
 import dataclasses
 import json
+import sqlite3
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
@@ -49,6 +50,28 @@ def model_answers_at_length(fake_anthropic, heading, docstring: str):
 @given(parsers.parse('the model answers "{answer}" citing passage {n:d}'))
 def model_answers_citing_number(fake_anthropic, answer, n):
     fake_anthropic.script(tool_call(answer, [n]))
+
+
+@given(
+    parsers.parse(
+        'the model answers "{answer}" citing "{heading}", while another process takes the '
+        "index's write lock"
+    )
+)
+def model_answers_while_locked(world, fake_anthropic, request, answer, heading):
+    holder = sqlite3.connect(
+        world.root / "index.sqlite", isolation_level=None, check_same_thread=False
+    )
+    request.addfinalizer(holder.close)  # closing it gives the lock back
+    answering = citing(answer, heading)
+
+    def lock_then_answer(body):
+        # Runs as the request arrives, in the fake's thread: the lock is held from then on,
+        # past the 10 s any write of the index waits for it.
+        holder.execute("BEGIN IMMEDIATE")
+        return answering(body)
+
+    fake_anthropic.script(lock_then_answer)
 
 
 @given(parsers.parse('the model answers "{answer}" with no citation listed'))
@@ -135,6 +158,11 @@ def run_with_a_byte_not_utf8(world, command):
     argv[1] += " \udcff"
     done = run_cli(argv, cwd=world.root)
     world.code, world.stdout, world.stderr = done.returncode, done.stdout, done.stderr
+
+
+@then(parsers.parse('the JSON\'s "{key}" says "{text}"'))
+def json_key_says(world, key, text):
+    assert text in world.json()[key], world.json()
 
 
 @then(parsers.parse('the outcome is "{kind}"'))

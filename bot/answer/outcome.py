@@ -62,6 +62,8 @@ class Outcome:
         compose_ms: time spent waiting for the model, 0 when none was asked.
         question_id: the recorded question's id.
         answer_id: the recorded outcome's id; feedback votes refer to it.
+        unrecorded: why the outcome could not be recorded (the index busy for too long), or
+            ``""``; it is shown all the same.
     """
 
     question: str
@@ -78,6 +80,7 @@ class Outcome:
     compose_ms: float = 0.0
     question_id: int | None = None
     answer_id: int | None = None
+    unrecorded: str = ""
 
 
 def citations_for(numbers: Sequence[int], passages: Sequence[Result]) -> tuple[Citation, ...]:

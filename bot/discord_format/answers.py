@@ -158,6 +158,9 @@ def decline_reply(outcome: Outcome, indexed: Sequence[str] = ()) -> Reply:
     gap = (
         "I've recorded the question as a documentation gap, so the people who write the "
         "docs can see what is missing."
+        if not outcome.unrecorded
+        else "I couldn't record the question as a documentation gap this time (the index was "
+        "busy or could not be written); if it matters, ask again later or tell a moderator."
     )
     room = CONTENT_LIMIT - sum(discord_len(p) + 2 for p in parts) - discord_len(gap) - 2
     parts.append(_searched(outcome.passages, indexed, room))

@@ -3,6 +3,7 @@
 import asyncio
 import shutil
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -27,6 +28,7 @@ class ScriptedComposer:
     model: str = "scripted-1"
     closed: bool = False
     slow: bool = False  # each draft arrives in a later second than it was asked for
+    while_composing: Callable[[], None] | None = None  # what happens while the model works
     asked_at: list[str] = field(default_factory=list)  # when each draft was asked for
 
     async def compose(self, question: str, passages: list[Passage]) -> Answer:
@@ -34,6 +36,8 @@ class ScriptedComposer:
         self.asked_at.append(now())
         while self.slow and now() == self.asked_at[-1]:
             await asyncio.sleep(0.05)  # a model taking its time: the clock's next second
+        if self.while_composing is not None:
+            self.while_composing()
         draft = self.drafts.pop(0)
         if isinstance(draft, Exception):
             raise draft
@@ -224,6 +228,33 @@ async def test_a_question_is_dated_when_it_arrived_not_when_the_model_replied(se
         assert asked_at <= composing < answered_at, (asked_at, composing, answered_at)
     [gap] = (await engine.gaps())[0].gaps
     assert gap.last_asked == recorded[0][0]
+
+
+async def test_an_outcome_the_index_cannot_record_is_returned_all_the_same(setup, caplog):
+    engine, composer = setup
+    # Another process takes the write lock while the model works, and keeps it past the wait
+    # every write of the index allows (10 s).
+    holder = sqlite3.connect(engine.config.index_path, isolation_level=None)
+    composer.while_composing = lambda: holder.execute("BEGIN IMMEDIATE")
+    composer.drafts = [
+        Answer("Set `frobnication.depth` to seven.", (1,), False, "", Usage(), 1.0),
+        Answer("", (), True, "Colours are not covered.", Usage(), 1.0),
+    ]
+    try:
+        answered = await engine.ask(QUESTION)
+        holder.execute("ROLLBACK")
+        composer.while_composing = None
+        declined = await engine.ask("Which colours can a widget be?")
+    finally:
+        holder.close()
+    assert answered.kind == "answered" and answered.answer == "Set `frobnication.depth` to seven."
+    assert (answered.question_id, answered.answer_id) == (None, None)
+    assert "another process" in answered.unrecorded
+    assert "question answered (answered) but not recorded" in caplog.text
+    assert declined.kind == "declined" and not declined.unrecorded  # the lock is gone
+    assert await rows(engine, "SELECT question FROM questions") == [
+        ("Which colours can a widget be?",)
+    ]
 
 
 async def test_an_answer_from_a_source_past_its_interval_carries_a_caveat(setup):

@@ -209,6 +209,17 @@ def test_each_decline_is_polite_says_what_was_searched_and_that_the_gap_was_reco
     assert reply.buttons == () and reply.embeds == ()
 
 
+def test_a_decline_the_index_could_not_record_says_so_rather_than_that_it_was():
+    declined = outcome(
+        [passage(1)], kind="declined", answer=None, decline=Decline("composer_declined", "No.")
+    )
+    said = decline_reply(replace(declined, unrecorded="The index is busy.")).content
+    assert "I couldn't record the question as a documentation gap this time" in said
+    assert "I've recorded" not in said
+    answered = answer_reply(replace(outcome([passage(1)]), answer_id=None, unrecorded="busy"))
+    assert answered.buttons == ()  # no record to vote on
+
+
 def test_a_decline_reason_shows_no_address_a_passage_does_not_give_and_links_none():
     why = "Not covered; see https://evil.example/fix or https://widgets.example/p1/ instead."
     draft = Answer("", (), True, why)

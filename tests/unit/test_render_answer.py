@@ -76,6 +76,11 @@ def test_a_decline_in_a_terminal_says_why_what_was_searched_and_that_it_was_reco
     nothing = Decline("nothing_matched", "No passage matched.")
     text = render.outcome_text(replace(BASE, kind="declined", decline=nothing, passages=()))
     assert "Reason:" not in text and "Searched:" not in text
+    busy = replace(BASE, kind="declined", decline=nothing, unrecorded="The index is busy.")
+    text = render.outcome_text(busy)
+    assert "Not recorded as a documentation gap: The index is busy." in text
+    assert "Recorded as" not in text
+    assert render.outcome_json(busy)["unrecorded"] == "The index is busy."
 
 
 def test_the_gap_backlog_counts_repeats_and_says_when_there_is_none():
