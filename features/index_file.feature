@@ -10,7 +10,8 @@ Feature: The index file under a running bot
     Given the bot is running with the widgets documentation indexed
     When the index file is deleted
     And someone runs /ask "What frobnication depth should I set?"
-    Then only they see "the index could not be read"
+    Then the reply, for everyone, says "No answering model is configured"
+    And the log says "but not recorded"
     And the log says "was deleted or replaced"
     And the log says "Restart phpbotscout"
 

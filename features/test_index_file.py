@@ -99,6 +99,12 @@ def list_kept(discord: FakeDiscord) -> None:
     assert [c.body["type"] for c in pressed.calls] == [4]  # a message of its own, no update (7)
 
 
+@then(parsers.parse('the reply, for everyone, says "{text}"'))
+def public_reply(replies: list[Reply], text: str) -> None:
+    assert text in replies[-1].content
+    assert not replies[-1].flags & EPHEMERAL
+
+
 @then(parsers.parse('only they see "{text}"'))
 def private_reply(replies: list[Reply], text: str) -> None:
     assert text in replies[-1].content
