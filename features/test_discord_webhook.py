@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import socket
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -14,14 +11,13 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from features.conftest import World
-from tests.discord_bot import BotThread, bot_config, build_index
+from tests.discord_bot import BotThread, build_index
 from tests.fakes.discord import FakeDiscord
 from tests.gitrepo import make_repo
 from tests.searchindex import damage
+from tests.webhooking import push_body, send, stalled_push, webhook_config
 
 scenarios("discord_webhook.feature")
-
-SECRET = "push-secret-0123456789"
 
 
 @dataclass
@@ -38,22 +34,11 @@ class Hook:
 
 @pytest.fixture
 def hook(world: World) -> Iterator[Hook]:
-    with socket.socket() as probe:  # a free port: webhook.listen takes no port 0
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     make_repo(world.estate / "widgets", {"README.md": "# Widgets\n\n## Installing\n\nRun it.\n"})
     with FakeDiscord() as discord:
-        config = bot_config(
-            world.root,
-            world.estate,
-            discord,
-            extra={
-                # The repository itself, not its directory: gone, it is reported unresolved.
-                "sources": {"local": [str(world.estate / "widgets")]},
-                "webhook": {"listen": f"127.0.0.1:{port}"},
-            },
-            env={"PHPBOTSCOUT_WEBHOOK_SECRET": SECRET},
-        )
+        # The repository itself, not its directory: gone, it is reported unresolved.
+        widgets = {"sources": {"local": [str(world.estate / "widgets")]}}
+        config = webhook_config(world.root, world.estate, discord, widgets)
         build_index(config)
         bot = BotThread(config).start()
         hook = Hook(bot)
@@ -102,44 +87,17 @@ def source_back(world: World, name: str) -> None:
 
 @when(parsers.parse('GitLab sends a push to "{project}"'))
 def gitlab_pushes(hook: Hook, project: str) -> None:
-    body = json.dumps({"object_kind": "push", "project": {"path_with_namespace": project}})
-    send(hook, body.encode())
+    hook.status, hook.body = send(hook.bot, push_body(project))
 
 
 @when("GitLab's token comes with a body of lists nested 100,000 deep")
 def nested_body(hook: Hook) -> None:
-    send(hook, b"[" * 100_000 + b"]" * 100_000)
-
-
-def send(hook: Hook, body: bytes) -> None:
-    assert hook.bot.service is not None and hook.bot.service.webhook is not None
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{hook.bot.service.webhook.port}/webhook/gitlab",
-        data=body,
-        headers={"X-Gitlab-Token": SECRET, "X-Gitlab-Event": "Push Hook"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            hook.status, hook.body = response.status, json.loads(response.read())
-    except urllib.error.HTTPError as refused:
-        hook.status, hook.body = refused.code, json.loads(refused.read())
+    hook.status, hook.body = send(hook.bot, b"[" * 100_000 + b"]" * 100_000)
 
 
 @given("a sender has begun a push and stalled before its body")
 def stalled_sender(hook: Hook) -> None:
-    assert hook.bot.service is not None and hook.bot.service.webhook is not None
-    conn = socket.create_connection(("127.0.0.1", hook.bot.service.webhook.port), timeout=10)
-    hook.stalled = conn
-    conn.sendall(
-        b"POST /webhook/gitlab HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Gitlab-Token: "
-        + SECRET.encode()
-        + b"\r\nX-Gitlab-Event: Push Hook\r\nContent-Length: 100\r\n"
-        b"Expect: 100-continue\r\n\r\n"
-    )
-    # Asked for its body, the request is in flight; only part of the body ever comes.
-    assert conn.recv(1024).startswith(b"HTTP/1.1 100 Continue")
-    conn.sendall(b'{"project"')
+    hook.stalled = stalled_push(hook.bot)
 
 
 @when("serve is told to stop")

@@ -5,26 +5,17 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.discord_bot import BotThread, ask, bot_config, build_index, watched
+from tests.discord_bot import BotThread, ask, build_index, watched
 from tests.fakes.discord import FakeDiscord
 from tests.gitrepo import commit, make_repo
 from tests.searchindex import damage
-
-SECRET = "push-secret-0123456789"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.webhooking import SECRET, port_of, push_body, send, stalled_push, webhook_config
 
 
 @pytest.fixture(scope="module")
@@ -37,15 +28,7 @@ def estate(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def running(estate: Path, discord: FakeDiscord) -> Iterator[BotThread]:
-    root = estate.parent
-    port = free_port()
-    config = bot_config(
-        root,
-        estate,
-        discord,
-        extra={"webhook": {"listen": f"127.0.0.1:{port}"}},
-        env={"PHPBOTSCOUT_WEBHOOK_SECRET": SECRET},
-    )
+    config = webhook_config(estate.parent, estate, discord)
     build_index(config)
     bot = BotThread(config).start()
     bot.run(bot.service.refresher.settle())  # the start-up tick
@@ -60,23 +43,7 @@ def bot(running: BotThread, discord: FakeDiscord) -> Iterator[BotThread]:
 
 
 def push(bot: BotThread, project: str, token: str, event: str = "Push Hook") -> tuple[int, Any]:
-    assert bot.service is not None and bot.service.webhook is not None
-    body = json.dumps({"object_kind": "push", "project": {"path_with_namespace": project}})
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{bot.service.webhook.port}/webhook/gitlab",
-        data=body.encode(),
-        headers={
-            "X-Gitlab-Token": token,
-            "X-Gitlab-Event": event,
-            "Content-Type": "application/json",
-        },
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as refused:
-        return refused.code, json.loads(refused.read())
+    return send(bot, push_body(project), token, event)
 
 
 def refreshed_at(bot: BotThread) -> dict[str, str]:
@@ -98,16 +65,15 @@ def test_a_wrong_token_is_refused_and_refreshes_nothing(bot, caplog):
 
 def raw_push(bot: BotThread, token: bytes) -> tuple[int, bytes]:
     """A push whose token header is sent as exactly ``token``, whatever its bytes."""
-    assert bot.service is not None and bot.service.webhook is not None
-    body = json.dumps({"object_kind": "push", "project": {"path_with_namespace": "widgets"}})
+    body = push_body("widgets")
     head = (
         b"POST /webhook/gitlab HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         b"X-Gitlab-Token: " + token + b"\r\nX-Gitlab-Event: Push Hook\r\n"
         b"Content-Type: application/json\r\n"
         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n"
     )
-    with socket.create_connection(("127.0.0.1", bot.service.webhook.port), timeout=5) as conn:
-        conn.sendall(head + body.encode())
+    with socket.create_connection(("127.0.0.1", port_of(bot)), timeout=5) as conn:
+        conn.sendall(head + body)
         response = b""
         while chunk := conn.recv(65536):
             response += chunk
@@ -157,18 +123,10 @@ def test_a_push_to_a_source_not_in_the_index_is_acknowledged_and_ignored(bot, ca
 
 
 def test_a_body_nested_too_deep_to_read_is_refused_with_400_not_a_crash(bot):
-    assert bot.service is not None and bot.service.webhook is not None
     runs = bot.service.refresher.runs
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{bot.service.webhook.port}/webhook/gitlab",
-        data=b"[" * 100_000 + b"]" * 100_000,  # well inside the size limit
-        headers={"X-Gitlab-Token": SECRET, "X-Gitlab-Event": "Push Hook"},
-        method="POST",
-    )
-    with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(request, timeout=5)
-    assert refused.value.code == 400
-    assert "no project.path_with_namespace" in json.loads(refused.value.read())["error"]
+    status, body = send(bot, b"[" * 100_000 + b"]" * 100_000)  # well inside the size limit
+    assert status == 400
+    assert "no project.path_with_namespace" in body["error"]
     bot.run(bot.service.refresher.settle())
     assert bot.service.refresher.runs == runs
 
@@ -184,13 +142,7 @@ def own(tmp_path: Path) -> Iterator[tuple[BotThread, FakeDiscord]]:
     estate = tmp_path / "estate"
     make_repo(estate / "widgets", {"README.md": "# Widgets\n\n## Installing\n\nRun it.\n"})
     with FakeDiscord() as discord:
-        config = bot_config(
-            tmp_path,
-            estate,
-            discord,
-            extra={"webhook": {"listen": f"127.0.0.1:{free_port()}"}},
-            env={"PHPBOTSCOUT_WEBHOOK_SECRET": SECRET},
-        )
+        config = webhook_config(tmp_path, estate, discord)
         build_index(config)
         running = BotThread(config).start()
         try:
@@ -221,17 +173,7 @@ def test_a_push_while_the_index_cannot_be_read_is_answered_503_and_the_log_says_
 def test_a_push_whose_body_never_arrives_does_not_hold_up_stopping(own):
     running, discord = own
     assert running.service is not None and running.service.webhook is not None
-    with socket.create_connection(("127.0.0.1", running.service.webhook.port), timeout=10) as conn:
-        conn.sendall(
-            b"POST /webhook/gitlab HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Gitlab-Token: "
-            + SECRET.encode()
-            + b"\r\nX-Gitlab-Event: Push Hook\r\nContent-Length: 100\r\n"
-            b"Expect: 100-continue\r\n\r\n"
-        )
-        # The server asks for the body once the handler is on its way to read it: from here
-        # the request is in flight, and its body never comes.
-        assert conn.recv(1024).startswith(b"HTTP/1.1 100 Continue")
-        conn.sendall(b'{"project"')
+    with stalled_push(running) as conn:
         with watched(running, discord, messages_sent=False):
             running.stop()  # fails (times out after 20 s) if the sender is waited for
         assert conn.recv(1024) == b""  # the stalled request was let go of, not answered

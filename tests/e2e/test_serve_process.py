@@ -21,6 +21,7 @@ from tests.discord_bot import build_index, connected, wait_for
 from tests.fakes.anthropic_server import KEY, FakeAnthropic, citing
 from tests.fakes.discord import APP_ID, GUILD_ID, TOKEN, FakeDiscord
 from tests.pipes import exited, start_cli
+from tests.webhooking import free_port
 
 
 @pytest.fixture
@@ -178,10 +179,7 @@ def test_a_webhook_secret_that_is_not_utf8_stops_serve_before_it_connects(
     tmp_path, home, discord, fake_anthropic
 ):
     config = write_config(tmp_path, discord, fake_anthropic)
-    with socket.socket() as probe:  # a free port: webhook.listen takes no port 0
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config.write_text(config.read_text() + f'[webhook]\nlisten = "127.0.0.1:{port}"\n')
+    config.write_text(config.read_text() + f'[webhook]\nlisten = "127.0.0.1:{free_port()}"\n')
     # A str with a lone surrogate is passed to the process as the byte 0xff.
     secret = os.fsdecode(b"s3cr\xffet")
     process = start_serve(config, fake_anthropic, PHPBOTSCOUT_WEBHOOK_SECRET=secret)
