@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import sqlite3
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -155,6 +156,32 @@ async def test_a_listing_that_never_ends_stops_at_once_and_changes_nothing(
     assert len([r for r in fake.log if r.path.endswith("/projects")]) == requests
 
 
+@dataclass(frozen=True)
+class Relisted:
+    """Two projects indexed, then listed again after a change: what that second run did."""
+
+    errors: tuple[str, ...]
+    verdicts_kept: bool
+    clones_kept: bool
+
+
+async def _relisted(tmp_path, fake, change) -> Relisted:
+    upstream(fake, "acme/handbook", README)
+    upstream(fake, "acme/tools", README)
+    fake.feed = ["acme/handbook", "acme/tools"]
+    clones = tmp_path / "clones"
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        verdicts, cloned = _verdicts(await engine.sources()), sorted(clones.iterdir())
+        change()
+        report = await engine.refresh()
+        return Relisted(
+            report.errors,
+            _verdicts(await engine.sources()) == verdicts,
+            sorted(clones.iterdir()) == cloned,
+        )
+
+
 @pytest.mark.parametrize(
     "broken",
     [
@@ -169,42 +196,32 @@ async def test_a_listing_that_never_ends_stops_at_once_and_changes_nothing(
 async def test_a_malformed_listing_item_is_a_one_line_error_that_changes_nothing(
     tmp_path, fake, broken
 ):
-    upstream(fake, "acme/handbook", README)
-    upstream(fake, "acme/tools", README)
-    fake.feed = ["acme/handbook", "acme/tools"]
-    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
-        await engine.refresh()
-        before = _verdicts(await engine.sources())
+    def break_tools() -> None:
         fake.project("acme/tools").malformed = broken
-        report = await engine.refresh()
-        assert len(report.errors) == 1
-        assert (
-            "project listing of 'acme' is not what it should be: item 2 of page 1"
-            in (report.errors[0])
-        )
-        assert "\n" not in report.errors[0]
-        assert _verdicts(await engine.sources()) == before
+
+    relisted = await _relisted(tmp_path, fake, break_tools)
+    assert len(relisted.errors) == 1
+    assert (
+        "project listing of 'acme' is not what it should be: item 2 of page 1"
+        in (relisted.errors[0])
+    )
+    assert "\n" not in relisted.errors[0]
+    assert relisted.verdicts_kept
 
 
 async def test_a_listing_that_leaves_out_visibility_or_archiving_rejects_nothing(tmp_path, fake):
     # Not being told a project is public, or not archived, is not being told the opposite.
-    upstream(fake, "acme/handbook", README)
-    upstream(fake, "acme/tools", README)
-    fake.feed = ["acme/handbook", "acme/tools"]
-    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
-        await engine.refresh()
-        before = _verdicts(await engine.sources())
-        clones = sorted(p.name for p in (tmp_path / "clones").iterdir())
+    def omit_facts() -> None:
         for project in fake.projects:
             project.omits = ("visibility", "archived", "pages_access_level", "empty_repo")
-        report = await engine.refresh()
-        assert report.errors == (
-            "GitLab discovery failed: GitLab's project listing of 'acme' is not what it should "
-            "be: item 1 of page 1: acme/handbook: 'visibility' is missing or null, not a "
-            "visibility level. The previous verdicts, index and clones are kept.",
-        )
-        assert _verdicts(await engine.sources()) == before
-        assert sorted(p.name for p in (tmp_path / "clones").iterdir()) == clones
+
+    relisted = await _relisted(tmp_path, fake, omit_facts)
+    assert relisted.errors == (
+        "GitLab discovery failed: GitLab's project listing of 'acme' is not what it should "
+        "be: item 1 of page 1: acme/handbook: 'visibility' is missing or null, not a "
+        "visibility level. The previous verdicts, index and clones are kept.",
+    )
+    assert relisted.verdicts_kept and relisted.clones_kept
 
 
 async def test_a_shared_project_is_not_listed_when_the_server_honours_with_shared(tmp_path, fake):
