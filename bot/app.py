@@ -301,19 +301,16 @@ async def serve(config: Config) -> int:
     stop = asyncio.Event()
     # Taken before starting, which lasts as long as Discord cannot be reached: a signal then
     # undoes what was begun and stops as cleanly as later, not killed without a word.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    _on_signals(loop, stop.set)
     stopping = asyncio.create_task(stop.wait())
     try:
         service = await _start_unless_stopped(config, stopping)
     except BaseException:
         stopping.cancel()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        _on_signals(loop, None)
         raise
     if service is None:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        _on_signals(loop, None)
         log.info("signal received while starting; stopped cleanly")
         return 0
     gateway = asyncio.create_task(service.app.bot.join())
@@ -330,8 +327,7 @@ async def serve(config: Config) -> int:
         log.warning("second signal: answers still in flight are stopped now, their askers told")
         service.desk.hurry()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cuts the answers' grace short
-        loop.add_signal_handler(sig, hurry)
+    _on_signals(loop, hurry)  # a second signal cuts the answers' grace short
     try:
         # Closing the bot closes the shard Discord dropped, and hikari hands the shard's
         # failure to the loop once more, which would log it with a traceback as if serve had
@@ -339,14 +335,22 @@ async def serve(config: Config) -> int:
         with reported_elsewhere(failure):
             await service.stop()
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        _on_signals(loop, None)
     if not gateway.done():
         gateway.cancel()
     if dropped:
         raise DiscordError(dropped_message(getattr(failure, "code", None), str(failure or "")))
     log.info("stopped cleanly")
     return 0
+
+
+def _on_signals(loop: asyncio.AbstractEventLoop, handler: Callable[[], None] | None) -> None:
+    """Run ``handler`` on SIGINT and SIGTERM; ``None`` gives both their defaults back."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if handler is None:
+            loop.remove_signal_handler(sig)
+        else:
+            loop.add_signal_handler(sig, handler)
 
 
 async def _start_unless_stopped(config: Config, stopping: asyncio.Task[Any]) -> Service | None:
