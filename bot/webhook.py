@@ -2,9 +2,10 @@
 
 Off unless ``webhook.listen`` is set, and then it needs ``PHPBOTSCOUT_WEBHOOK_SECRET``:
 GitLab sends that secret in ``X-Gitlab-Token`` and anything without it is refused. The
-comparison takes the same time however much of a wrong token matches. The project named in
-the event (``project.path_with_namespace``) must be an indexed source; its refresh goes
-through the same lock as the schedule, in the background, so GitLab gets its answer at once.
+comparison takes the same time however much of a wrong token matches. A push to an indexed
+source (``project.path_with_namespace``) starts its refresh, through the same lock as the
+schedule, in the background, so GitLab gets its answer at once; a push to any other project
+is acknowledged and ignored.
 """
 
 from __future__ import annotations
