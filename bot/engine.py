@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 4000
 
 
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
 def checked_question(question: str) -> str:
     """``question`` without surrounding space, once it is fit to be asked.
 
@@ -331,29 +335,29 @@ class Engine:
                     stale=stale,
                     asked_at=asked_at,
                 )
-                await self._record_failure(failed, started)
+                await self._record(_replace(failed, total_ms=_ms_since(started)))
                 raise
         model = composer.model if composer and draft else None
         outcome = settle(text, retrieval.query, passages, stale, provider, model, draft)
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        asked = records.asked_from(outcome, origin, draft, elapsed_ms, asked_at)
-        try:
-            ids = await records.record(self.store, asked)
-        except StoreError as exc:
-            # The answer, and what it cost, is the asker's whatever befalls its record (another
-            # process writing the index for longer than the wait, say): shown, not thrown away.
-            log.warning("question answered (%s) but not recorded: %s", outcome.kind, exc)
-            return _replace(outcome, unrecorded=str(exc))
+        asked = records.asked_from(outcome, origin, draft, _ms_since(started), asked_at)
+        ids = await self._record(asked)
+        if isinstance(ids, str):
+            return _replace(outcome, unrecorded=ids)
         log.info("question %s: %s", ids.question_id, outcome.kind)
         return _replace(outcome, question_id=ids.question_id, answer_id=ids.answer_id)
 
-    async def _record_failure(self, asked: Asked, started: float) -> None:
-        total_ms = (time.perf_counter() - started) * 1000
+    async def _record(self, asked: Asked) -> records.Recorded | str:
+        """Record ``asked``: its ids, or why the index could not take it (also logged).
+
+        What befell the question (an answer, and what it cost; a decline; why the model
+        failed) is the asker's whatever befalls its record, such as another process writing
+        the index for longer than a write waits: it is shown, never thrown away for this.
+        """
         try:
-            await records.record(self.store, _replace(asked, total_ms=total_ms))
+            return await records.record(self.store, asked)
         except StoreError as exc:
-            # Why the question went unanswered is what the asker must see; this goes to the log.
-            log.warning("could not record a failed question: %s", exc)
+            log.warning("a question that ended %s was not recorded: %s", asked.outcome, exc)
+            return str(exc)
 
     async def vote(self, answer_id: int, voter: str, helpful: bool) -> None:
         """Record one voter's feedback on an answer; voting again changes the vote."""

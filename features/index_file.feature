@@ -11,7 +11,7 @@ Feature: The index file under a running bot
     When the index file is deleted
     And someone runs /ask "What frobnication depth should I set?"
     Then the reply, for everyone, says "No answering model is configured"
-    And the log says "but not recorded"
+    And the log says "a question that ended passages was not recorded"
     And the log says "was deleted or replaced"
     And the log says "Restart phpbotscout"
 

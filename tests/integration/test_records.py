@@ -250,7 +250,7 @@ async def test_an_outcome_the_index_cannot_record_is_returned_all_the_same(setup
     assert answered.kind == "answered" and answered.answer == "Set `frobnication.depth` to seven."
     assert (answered.question_id, answered.answer_id) == (None, None)
     assert "another process" in answered.unrecorded
-    assert "question answered (answered) but not recorded" in caplog.text
+    assert "a question that ended answered was not recorded" in caplog.text
     assert declined.kind == "declined" and not declined.unrecorded  # the lock is gone
     assert await rows(engine, "SELECT question FROM questions") == [
         ("Which colours can a widget be?",)
