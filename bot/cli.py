@@ -220,8 +220,15 @@ def _print_build_summary(report: RefreshReport, out: Console) -> None:
             )
     for name in report.removed:
         out.print(f"removed: {_shown(name)} (no longer configured)")
+    respelled = dict(report.respelled)
+    for old, new in report.respelled:
+        out.print(
+            f"renamed: {_shown(old)} is now {_shown(new)} in GitLab, in letter case only: one "
+            "source, under the new name"
+        )
     for name in report.clones_deleted:
-        out.print(f"clone deleted: {_shown(name)} (no longer qualifies)")
+        why = f"now {_shown(respelled[name])}" if name in respelled else "no longer qualifies"
+        out.print(f"clone deleted: {_shown(name)} ({why})")
     for o in report.failed:
         out.print(f"[red]failed[/red]: {_shown(o.name)}: {_shown(o.error or '')}")
     for error in report.errors:

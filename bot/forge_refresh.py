@@ -5,8 +5,10 @@
 * **Discovery** lists the group and decides every verdict (``bot.forge.discovery``).
 * **Lifecycle**: once a run has listed the group, a source that no longer qualifies loses its
   clone and its documents; one whose verdict is unresolved keeps both; a source the group no
-  longer lists is rejected (clause ``group``) and cleaned up the same way. A run whose listing
-  failed changes none of this.
+  longer lists is rejected (clause ``group``) and cleaned up the same way. A source the group
+  lists under its own path in other letter case (a case-only rename: GitLab's paths ignore
+  case) is one source under the new spelling, and the old one leaves the index with its
+  documents and clone. A run whose listing failed changes none of this.
 * **Releases**: the latest release of every source to refresh is asked for at once
   (``Forge.latest_releases``), which GitLab answers from the group's release listing in a page
   or a few rather than one request per source.
@@ -45,7 +47,7 @@ from bot.forge.discovery import (
     discover,
 )
 from bot.forge.gitlab import GitLabForge
-from bot.forge.predicate import Policy
+from bot.forge.predicate import Policy, same_path
 from bot.git_transport import GitAccess
 from bot.index import catalog, writer
 from bot.index.catalog import SourceState
@@ -95,6 +97,8 @@ class GitLabSources:
         self._stack = AsyncExitStack()
         self.discovery = Discovery(())
         self.errors: list[str] = []
+        # Known sources the group now lists spelt in other letter case: old name -> new name.
+        self.respelled: dict[str, str] = {}
 
     async def __aenter__(self) -> GitLabSources:
         if self._given_forge is None:
@@ -180,6 +184,12 @@ class GitLabSources:
         for state in known:
             if state.name in listed:
                 continue
+            new = next((name for name in listed if same_path(name, state.name)), None)
+            if new is not None:
+                # The same project: rejecting the old spelling "renamed" would list it twice.
+                log.info("%s is now %s in GitLab, in letter case only: one source", state.name, new)
+                self.respelled[state.name] = new
+                continue
             candidates.append(self._unlisted(state))
         return candidates
 
@@ -219,8 +229,15 @@ class GitLabSources:
         )
 
     async def known_names(self) -> set[str]:
-        """Every GitLab source the index knows, for checking ``--source`` after a failed run."""
-        return {s.name for s in await catalog.sources(self.store) if s.origin == "gitlab"}
+        """Every GitLab source the index knows, for checking ``--source`` after a failed run.
+
+        An old spelling this run found respelled is not one: it is about to leave the index.
+        """
+        return {
+            s.name
+            for s in await catalog.sources(self.store)
+            if s.origin == "gitlab" and s.name not in self.respelled
+        }
 
     async def _probe(self, project: Project) -> RemoteRefs | Unknown:
         try:
@@ -256,11 +273,14 @@ class GitLabSources:
     async def settle(self, candidates: Sequence[Candidate]) -> list[str]:
         """After a complete discovery: delete the clones of sources that no longer qualify.
 
-        Documents of rejected sources are removed by the caller, for every origin alike.
-        Returns the names whose clone was deleted.
+        Documents of rejected sources are removed by the caller, for every origin alike. A
+        respelled source's old name goes here, row, documents and clone: nothing stays to
+        explain, since the project is listed under its new spelling. Returns the names whose
+        clone was deleted.
         """
         if not self.discovery.complete:
             return []
+        await writer.drop_sources(self.store, sorted(self.respelled))
         keep = {c.name for c in candidates if c.verdict is not Verdict.REJECTED}
         gone = sorted(self.clones.names() - keep)
         for name in gone:

@@ -48,6 +48,8 @@ class RefreshReport:
     seconds: float
     errors: tuple[str, ...] = ()  # problems with no source to pin them on (a failed listing)
     clones_deleted: tuple[str, ...] = ()
+    # GitLab sources renamed in letter case only, (old, new): one source, under the new name.
+    respelled: tuple[tuple[str, str], ...] = ()
 
     @property
     def failed(self) -> list[SourceOutcome]:
@@ -155,6 +157,7 @@ async def refresh(
         if gitlab is not None:
             outcomes += await gitlab.refresh(only=only, due=due, force=force, progress=progress)
         errors = tuple(gitlab.errors) if gitlab is not None else ()
+        respelled = tuple(sorted(gitlab.respelled.items())) if gitlab is not None else ()
     if embedder is not None:
         errors += await _embed(store, embedder)
     await _compact(store)
@@ -165,6 +168,7 @@ async def refresh(
         time.perf_counter() - started,
         errors=errors,
         clones_deleted=tuple(deleted),
+        respelled=respelled,
     )
 
 

@@ -359,6 +359,7 @@ def refresh_json(report: RefreshReport) -> dict[str, Any]:
             if not c.admitted
         ],
         "clones_deleted": list(report.clones_deleted),
+        "respelled": [{"source": old, "now": new} for old, new in report.respelled],
         "errors": list(report.errors),
         "seconds": round(report.seconds, 3),
     }

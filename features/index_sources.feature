@@ -79,6 +79,17 @@ Feature: Explaining which repositories are indexed
     And source "acme/manual" is "admitted" by clause "site"
     And there is no clone of "acme/handbook"
 
+  Scenario: A project renamed in letter case only is one source under its new name
+    Given the index has been built
+    And "acme/handbook" is renamed to "acme/Handbook", in GitLab and in the estate feed
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    And the output says "renamed: acme/handbook is now acme/Handbook in GitLab, in letter case only"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/Handbook" is "admitted" by clause "site"
+    And no source "acme/handbook" is listed
+    And there is no clone of "acme/handbook"
+
   Scenario: A project listed twice while the group is read is indexed once
     Given GitLab lists 2 projects a page
     And a public project "acme/moved" moves into the group once the first page has been read

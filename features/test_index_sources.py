@@ -276,6 +276,12 @@ def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
     assert rows[name]["detail"]
 
 
+@then(parsers.parse('no source "{name}" is listed'))
+def not_listed(world: World, name: str) -> None:
+    rows = [row["source"] for row in world.json()]
+    assert name not in rows, rows
+
+
 @then(parsers.parse('source "{name}" still holds passages, its detail saying "{text}"'))
 def still_holds(world: World, name: str, text: str) -> None:
     rows = {row["source"]: row for row in world.json()["sources"]}

@@ -14,8 +14,9 @@ import pytest
 
 from bot import clones as clones_module
 from bot import config as config_module
+from bot import render
 from bot.engine import Engine
-from bot.errors import RateLimited, SourceError
+from bot.errors import RateLimited, SourceError, UsageError
 from bot.index import catalog
 from tests.fakes.estate import (
     another_process_holding,
@@ -449,6 +450,39 @@ async def test_a_renamed_project_leaves_its_old_name_saying_where_it_went(tmp_pa
             assert (new.verdict, new.clause, new.documents) == ("admitted", "site", 1)
     assert not _clone(tmp_path, "acme/widgets").exists()
     assert _clone(tmp_path, "acme/gadgets").is_dir()
+
+
+async def test_a_project_renamed_in_letter_case_only_is_one_source_under_its_new_name(
+    tmp_path, fake
+):
+    upstream(fake, "acme/Widgets", {"README.md": "# Widgets\n\nSprockets.\n"})
+    fake.feed = ["acme/widgets"]  # the feed's paths ignore case, as GitLab's do
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        assert _clone(tmp_path, "acme/Widgets").is_dir()
+        rename(fake, "acme/Widgets", "acme/widgets")
+        with pytest.raises(UsageError, match=r"No source called acme/Widgets\. Known sources: "):
+            await engine.refresh(only=["acme/Widgets"])  # the old spelling is no source now
+        report = await engine.refresh()
+        assert report.ok, report.errors
+        assert [c.name for c in report.candidates] == ["acme/widgets"]
+        assert report.respelled == (("acme/Widgets", "acme/widgets"),)
+        assert render.refresh_json(report)["respelled"] == [
+            {"source": "acme/Widgets", "now": "acme/widgets"}
+        ]
+        assert report.clones_deleted == ("acme/Widgets",)
+        for _ in range(2):  # and on the run after, which knows only the new spelling
+            states = await engine.sources()
+            assert [(s.name, s.verdict, s.clause, s.documents) for s in states] == [
+                ("acme/widgets", "admitted", "site", 1)
+            ]
+            assert await catalog.fingerprints(engine.store, "acme/Widgets") == {}
+            found = (await engine.retrieve("sprockets")).results
+            assert found and {r.repo for r in found} == {"acme/widgets"}
+            report = await engine.refresh()
+            assert report.ok and report.respelled == (), report.errors
+    assert not _clone(tmp_path, "acme/Widgets").exists()
+    assert _clone(tmp_path, "acme/widgets").is_dir()
 
 
 async def test_a_project_listed_twice_is_decided_fetched_and_indexed_once(tmp_path, fake):
