@@ -233,6 +233,22 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/handbook" is "admitted" by clause "site"
 
+  Scenario Outline: A project id that is not a JSON integer fails the listing and changes nothing
+    Given the index has been built
+    And GitLab lists the id of "acme/tools" as <id>
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "acme/tools: 'id' is <shape>, not a project id"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "admitted" by clause "site"
+    And source "acme/tools" is "rejected" by clause "site"
+
+    Examples:
+      | id   | shape   |
+      | "7"  | a str   |
+      | 2.0  | a float |
+      | true | a bool  |
+
   Scenario: A listing that does not say whether projects are public rejects none of them
     Given the index has been built
     And GitLab lists its projects without saying whether they are public or archived

@@ -210,6 +210,11 @@ def malformed_namespace(forge: FakeGitLab, path: str) -> None:
     forge.project(path).malformed = {"namespace": path.rpartition("/")[0]}
 
 
+@given(parsers.parse('GitLab lists the id of "{path}" as {value}'))
+def malformed_id(forge: FakeGitLab, path: str, value: str) -> None:
+    forge.project(path).malformed = {"id": json.loads(value)}  # as JSON writes it
+
+
 @given("GitLab lists its projects without saying whether they are public or archived")
 def listing_without_visibility(forge: FakeGitLab) -> None:
     for project in forge.projects:

@@ -435,9 +435,10 @@ def _project(item: dict[str, Any]) -> Project:
 
     The fields the predicate rejects on must be there as GitLab writes them: a project with no
     path would be indexed as one named "None", one whose visibility is left out would be
-    rejected as private, and one whose archiving is left out (GitLab's ``simple`` form leaves
-    it out) would be admitted even if archived. The listing fails instead of deciding, and so
-    deleting or indexing, what it does not describe.
+    rejected as private, one whose archiving is left out (GitLab's ``simple`` form leaves it
+    out) would be admitted even if archived, and one whose id is not an integer (``true``
+    reads as ``1``) would be asked about as another project. The listing fails instead of
+    deciding, and so deleting or indexing, what it does not describe.
     """
     if not isinstance(item, dict):
         raise TypeError(f"a project is a {type(item).__name__}, not an object")
@@ -453,8 +454,15 @@ def _project(item: dict[str, Any]) -> Project:
     archived = item.get("archived")
     if not isinstance(archived, bool):
         raise TypeError(f"{path}: 'archived' is {_shape(archived)}, not true or false")
+    # Every later request names the project by its id, so it must be the integer GitLab
+    # writes: int() would read true as project 1, and a listing that writes "7" or 2.0 is not
+    # GitLab's as documented, so nothing in it is decided on. A bool is no id, though Python
+    # counts it an int.
+    project_id = _int_or_none(item.get("id"))
+    if project_id is None:
+        raise TypeError(f"{path}: 'id' is {_shape(item.get('id'))}, not a project id")
     return Project(
-        id=int(item["id"]),
+        id=project_id,
         path=path,
         namespace=str(namespace.get("full_path") or path.rpartition("/")[0]),
         visibility=visibility,

@@ -209,6 +209,26 @@ async def test_a_malformed_listing_item_is_a_one_line_error_that_changes_nothing
     assert relisted.verdicts_kept
 
 
+@pytest.mark.parametrize(
+    ("served", "shape"),
+    [("7", "a str"), (2.0, "a float"), (True, "a bool"), (None, "missing or null")],
+)
+async def test_a_project_id_that_is_not_a_json_integer_fails_the_listing(
+    tmp_path, fake, served, shape
+):
+    # True is an int to Python, and would be read as the id of acme/handbook, project 1.
+    def break_id() -> None:
+        fake.project("acme/tools").malformed = {"id": served}
+
+    relisted = await _relisted(tmp_path, fake, break_id)
+    assert relisted.errors == (
+        "GitLab discovery failed: GitLab's project listing of 'acme' is not what it should "
+        f"be: item 2 of page 1: acme/tools: 'id' is {shape}, not a project id. The previous "
+        "verdicts, index and clones are kept.",
+    )
+    assert relisted.verdicts_kept and relisted.clones_kept
+
+
 async def test_a_listing_that_leaves_out_visibility_or_archiving_rejects_nothing(tmp_path, fake):
     # Not being told a project is public, or not archived, is not being told the opposite.
     def omit_facts() -> None:
