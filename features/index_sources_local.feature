@@ -80,6 +80,19 @@ Feature: Explaining which local repositories are indexed
     Then the exit code is 0
     And a passage comes from "widgets"
 
+  Scenario: A directory of repositories the system cannot read is unresolved, saying what to do
+    Given the index has been built
+    And the estate holds a link to a path whose name is too long to look up
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    And the output says "cannot be read (File name too long"
+    And the output says "correct the path in sources.local or let the user phpbotscout runs as read it"
+    And the error does not say "Traceback"
+    When I run `python -m bot.cli index sources --json`
+    Then "estate" is listed as missing, under its name and path
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
+
   Scenario: A listed repository that is no longer there keeps its index, and the status says so
     Given the configuration also lists "estate/widgets"
     And the index has been built

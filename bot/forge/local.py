@@ -133,6 +133,25 @@ def discover_local(
 
 def _reach(path: Path) -> tuple[list[tuple[str, Path]], str | None]:
     """The repositories a configured path names, with their names, or why it names none."""
+    try:
+        return _look_in(path)
+    except OSError as exc:
+        # Permission denied, a name too long, a disk failing: nothing is known of what the
+        # path holds, so it is unresolved like a missing one and what it held keeps answering.
+        return [], (
+            f"cannot be read ({_reason(path, exc)}): correct the path in sources.local or "
+            "let the user phpbotscout runs as read it"
+        )
+
+
+def _reason(path: Path, exc: OSError) -> str:
+    """What the system said, naming the entry inside ``path`` it said it of."""
+    said = exc.strerror or str(exc)
+    inside = exc.filename is not None and Path(os.fsdecode(exc.filename)) != path
+    return f"{said}: {os.fsdecode(exc.filename)}" if inside else said
+
+
+def _look_in(path: Path) -> tuple[list[tuple[str, Path]], str | None]:
     if not path.exists():
         return [], "does not exist"
     if not path.is_dir():

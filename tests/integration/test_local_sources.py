@@ -267,3 +267,49 @@ async def test_an_excluded_entry_that_is_not_there_is_excluded_not_missing(tmp_p
             ),
         }
         assert {s.documents for s in await engine.sources()} == {0}  # alpha's index went
+
+
+TOO_LONG = "x" * 300  # past any file system's limit on a name (NAME_MAX is 255)
+
+
+def _unreadable(path: Path, reason: str) -> tuple[str, str, str, str]:
+    detail = (
+        f"{path} cannot be read ({reason}): correct the path in sources.local or let the user "
+        "phpbotscout runs as read it"
+    )
+    return (str(path), "unresolved", "missing", detail)
+
+
+async def test_a_path_the_system_cannot_read_is_unresolved_saying_why_not_a_crash(tmp_path):
+    alpha = tmp_path / "estate" / "alpha"
+    make_repo(alpha, {"README.md": README})
+    unreadable = tmp_path / "shelf" / TOO_LONG
+    unreadable.parent.mkdir()
+    async with await Engine.open(_config(tmp_path, "estate", f"shelf/{TOO_LONG}")) as engine:
+        report = await engine.refresh()
+        assert [(o.name, o.status) for o in report.outcomes] == [("alpha", "indexed")]
+        stored = _stored(await engine.sources())
+    assert stored == {
+        "alpha": (str(alpha), "admitted", "local", "listed in sources.local"),
+        f"{TOO_LONG} (missing at {unreadable})": _unreadable(unreadable, "File name too long"),
+    }
+
+
+async def test_a_directory_whose_listing_cannot_be_read_keeps_what_it_held(tmp_path):
+    estate = tmp_path / "estate"
+    make_repo(estate / "alpha", {"README.md": README})
+    async with await Engine.open(_config(tmp_path, "estate")) as engine:
+        await engine.refresh()
+        # An entry the system cannot look at: the directory's repositories are not known.
+        (estate / "link").symlink_to(tmp_path / TOO_LONG)
+        report = await engine.refresh()
+        assert report.removed == () and report.outcomes == ()
+        stored = _stored(await engine.sources())
+        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
+        assert (top.repo, top.path) == ("alpha", "README.md")
+    assert stored == {
+        "alpha": (str(estate / "alpha"), "admitted", "local", "listed in sources.local"),
+        f"estate (missing at {estate})": _unreadable(
+            estate, f"File name too long: {estate / 'link'}"
+        ),
+    }

@@ -325,3 +325,24 @@ async def test_a_push_to_a_source_unresolved_but_answered_from_its_last_index_re
         await webhook.stop()
         await refresher.close()
         await engine.close()
+
+
+async def test_a_scheduled_refresh_reports_a_local_path_it_cannot_read_and_refreshes_the_rest(
+    tmp_path, caplog
+):
+    estate = make_estate(tmp_path / "estate")
+    unreadable = tmp_path / ("x" * 300)  # a name past NAME_MAX: looking it up fails
+    extra = {"sources": {"local": [str(estate), str(unreadable)]}}
+    engine = await Engine.open(answer_config(tmp_path, estate, "none", extra=extra))
+    refresher = Refresher(engine)
+    try:
+        report = await refresher.run(due_only=True)
+    finally:
+        await refresher.close()
+        await engine.close()
+    assert report is not None and refresher.runs == 1
+    assert [(o.name, o.status) for o in report.outcomes] == [("widgets", "indexed")]
+    [unread] = [c for c in report.candidates if c.location == str(unreadable)]
+    assert (unread.verdict.value, unread.clause) == ("unresolved", "missing")
+    assert "cannot be read (File name too long)" in unread.detail
+    assert "refresh of due sources failed" not in caplog.text
