@@ -31,6 +31,7 @@ class Refresher:
         self.runs = 0  # completed runs, for status and tests
         self.last: RefreshReport | None = None
         self._intervals_checked = False  # the refresh_intervals names, after the first refresh
+        self._closed = False  # serve is stopping: nothing new starts
 
     @property
     def due_waiting(self) -> bool:
@@ -48,8 +49,13 @@ class Refresher:
         """Refresh (waiting for any refresh in progress first); ``None`` if it failed.
 
         A failure the engine explains (a forge rate limit, a source that vanished) is
-        logged, not raised: the schedule carries on and tries again next time.
+        logged, not raised: the schedule carries on and tries again next time. Once the
+        refresher is closed nothing starts: a scheduled tick that fired as serve began to
+        stop would otherwise refresh an index about to close.
         """
+        if self._closed:
+            log.info("refresh not started (%s): serve is stopping", why)
+            return None
         if due_only and not only:
             self._due_waiting = True
         task = asyncio.create_task(self._run(tuple(only), due_only, why))
@@ -58,8 +64,11 @@ class Refresher:
         return await task
 
     def request(self, source: str, why: str) -> bool:
-        """Refresh ``source`` in the background; ``False`` if it is already waiting its turn."""
-        if source in self._queued:
+        """Refresh ``source`` in the background.
+
+        ``False`` if it is already waiting its turn, or the refresher is closed.
+        """
+        if self._closed or source in self._queued:
             return False
         self._queued.add(source)
         task = asyncio.create_task(self._run((source,), False, why))
@@ -105,7 +114,8 @@ class Refresher:
             await asyncio.wait(set(self._tasks))
 
     async def close(self) -> None:
-        """Cancel refreshes waiting or in progress, and wait for them to stop."""
+        """Cancel refreshes waiting or in progress, wait for them to stop, and start no more."""
+        self._closed = True
         tasks = set(self._tasks)
         for task in tasks:
             task.cancel()

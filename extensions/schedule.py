@@ -90,7 +90,23 @@ class RefreshSchedule:
         if self._on_error is not None and event.exception is not None:
             self._on_error(event.exception)
 
+    def pause(self) -> None:
+        """Start no more ticks, at once: the first step of stopping ``serve``.
+
+        APScheduler's ``shutdown`` only takes effect on the loop's next turn, so a tick falling
+        due meanwhile would still be started, and then cancelled before it runs, which
+        APScheduler logs as an error with a traceback. Pausing is immediate.
+        """
+        if self._scheduler.running:
+            self._scheduler.pause()
+
     def shutdown(self) -> None:
-        """Stop ticking; a tick in progress is the refresher's to cancel."""
+        """Stop the scheduler, once ``pause`` and the refresher's ``close`` have run.
+
+        It takes effect on the loop's next turn and cancels any tick still unfinished, which
+        APScheduler logs as an error. By then none is: the refresher's ``close`` ended the ticks
+        waiting on a refresh, and a tick started just before the pause finds it closed and
+        returns at once.
+        """
         if self._scheduler.running:
             self._scheduler.shutdown(wait=False)

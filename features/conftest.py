@@ -130,6 +130,11 @@ def log_says(caplog: pytest.LogCaptureFixture, text: str) -> None:
     assert text in caplog.text, caplog.text
 
 
+@then(parsers.parse('the log does not say "{text}"'))
+def log_does_not_say(caplog: pytest.LogCaptureFixture, text: str) -> None:
+    assert text not in caplog.text, caplog.text
+
+
 @then(parsers.parse("the exit code is {code:d}"))
 def exit_code(world: World, code: int) -> None:
     assert world.code == code, (world.stdout, world.stderr)

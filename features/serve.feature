@@ -145,3 +145,14 @@ Feature: Running the bot
     Then the exit code is 0
     And the error says "signal received while starting; stopped cleanly"
     And the error holds no traceback
+
+  Scenario: serve stopped just as a scheduled refresh falls due starts no refresh and logs no error
+    Given the index has been built
+    And Discord answers at a fake address
+    And a Discord bot token is set
+    When serve is stopped just as its first scheduled refresh falls due
+    Then the log says "refresh schedule started"
+    And the log says "stopped"
+    And the log does not say "Running job"
+    And the log does not say "refresh of due sources started"
+    And nothing is logged as an error

@@ -1,3 +1,5 @@
+import asyncio
+import logging
 import os
 import signal
 import socket
@@ -6,6 +8,9 @@ from collections.abc import Iterator
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
+from bot import config as config_module
+from bot.app import Service
+from bot.event_loop import fast_loop_factory
 from features.conftest import World, cli_arguments
 from tests.discord_bot import connected
 from tests.fakes.discord import APP_ID, GUILD_ID, TOKEN, FakeDiscord
@@ -117,6 +122,25 @@ def serve_terminated_starting(world: World, fake_discord: FakeDiscord, command: 
     finally:
         process.send_signal(signal.SIGTERM)
         world.code, world.stderr = exited(process, "stop on SIGTERM")
+
+
+@when("serve is stopped just as its first scheduled refresh falls due")
+def serve_stopped_as_a_tick_falls_due(world: World, caplog: pytest.LogCaptureFixture) -> None:
+    config = config_module.load(None, config_module.environment(os.environ, world.root), world.root)
+
+    async def start_and_stop() -> None:
+        service = await Service.start(config)
+        # The first tick is due at start-up and APScheduler's wakeup for it is already queued
+        # on the loop: stopping before the loop turns again lands just as that tick fires.
+        await service.stop(grace=0)
+
+    with caplog.at_level(logging.INFO), asyncio.Runner(loop_factory=fast_loop_factory()) as loop:
+        loop.run(start_and_stop())  # on the loop serve itself runs on
+
+
+@then("nothing is logged as an error")
+def nothing_logged_as_error(caplog: pytest.LogCaptureFixture) -> None:
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 @then("the error holds no traceback")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -259,6 +260,33 @@ async def test_closing_the_refresher_cancels_what_is_waiting(counting):
     with pytest.raises(asyncio.CancelledError):
         await first
     assert refresher.runs == 0 and not refresher.running
+
+
+async def test_a_closed_refresher_starts_no_refresh_for_a_late_tick_or_push(counting):
+    engine, _ = counting
+    refresher = Refresher(engine)
+    await refresher.close()
+    assert await refresher.run(due_only=True, why="schedule") is None
+    assert refresher.request("widgets", "push") is False
+    await refresher.settle()
+    assert engine.calls == [] and refresher.runs == 0
+
+
+async def test_stopping_as_a_scheduled_tick_falls_due_starts_no_refresh_and_logs_no_error(
+    tmp_path, caplog
+):
+    caplog.set_level(logging.INFO)
+    with FakeDiscord() as discord:
+        service = await Service.start(
+            bot_config(tmp_path, make_estate(tmp_path / "estate"), discord)
+        )
+        # The first tick is due at start-up, and APScheduler's wakeup for it is already queued
+        # on the loop; stopping before the loop turns again lands just as that tick fires.
+        await service.stop(grace=0)
+    assert "Running job" not in caplog.text  # APScheduler's line as it starts a job
+    assert "refresh of due sources started" not in caplog.text
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert service.refresher.runs == 0 and "stopped" in caplog.messages
 
 
 async def test_a_tick_during_a_refresh_queues_one_more_and_later_ticks_join_it(counting):
