@@ -51,9 +51,13 @@ _UNREACHABLE = (
     "early eof",
     "the remote end hung up",
     "rpc failed",
-    "host key verification failed",
-    "permission denied (publickey",
 )
+# ssh's words when the forge accepts none of its keys, when the forge's host key is not pinned,
+# and when another key is pinned for it. git passes them on from ssh's stderr; its own words,
+# "could not read from remote repository", are the same for every one.
+_SSH_KEY_REFUSED = "permission denied (publickey"
+_SSH_HOST_KEY = "host key verification failed"
+_SSH_HOST_KEY_CHANGED = "has changed and you have requested strict checking"
 # git's words for an HTTP answer it would not use, and for a credential it was refused.
 _HTTP_STATUS = re.compile(r"returned error: (\d{3})")
 _NO_CREDENTIALS = ("could not read username", "could not read password", "authentication failed")
@@ -133,9 +137,37 @@ def _refused(exc: git.exc.GitCommandError) -> ForgeError | None:
     return None
 
 
+def _ssh_refused(exc: git.exc.GitCommandError) -> ForgeUnreachable | None:
+    """The refusal ssh reported, of the key or of the host, naming the setting to mend."""
+    text = f"{exc.stderr} {exc.stdout}".lower()
+    if _SSH_KEY_REFUSED in text:
+        return ForgeUnreachable(
+            "GitLab refused the SSH key (Permission denied (publickey)): the key in "
+            "index.ssh.key may not read this project. Add its public key to a GitLab user who "
+            "can read the project, or as a deploy key of the project, or set index.ssh.key to a "
+            "key that may."
+        )
+    if _SSH_HOST_KEY_CHANGED in text:
+        return ForgeUnreachable(
+            "ssh refused the forge (Host key verification failed): the host key it sent no "
+            "longer matches the one pinned in index.ssh.known_hosts. Check the key against the "
+            "fingerprints GitLab publishes: if GitLab changed its host keys, replace that line "
+            "of index.ssh.known_hosts; if not, the connection may be intercepted, so leave it."
+        )
+    if _SSH_HOST_KEY in text:
+        return ForgeUnreachable(
+            "ssh refused the forge (Host key verification failed): index.ssh.known_hosts pins "
+            "no host key for it. Add the forge's host key to index.ssh.known_hosts (ssh-keyscan "
+            "prints it; check it against the fingerprints GitLab publishes)."
+        )
+    return None
+
+
 def _forge_failure(exc: git.exc.GitCommandError) -> ForgeError | None:
     """The forge refusing, failing or out of reach, if that is why git failed."""
     if (refused := _refused(exc)) is not None:
+        return refused
+    if (refused := _ssh_refused(exc)) is not None:
         return refused
     if _is_unreachable(exc):
         return ForgeUnreachable(f"cannot reach the repository: {_message(exc)}")

@@ -19,6 +19,7 @@ from tests.fakes.estate import (
     upstream,
 )
 from tests.fakes.gitlab import FakeGitLab, Rule
+from tests.fakes.ssh import HOST_KEY_UNKNOWN, KEY_REFUSED, refusing_ssh
 from tests.gitrepo import git
 
 scenarios("index_sources.feature")
@@ -268,6 +269,22 @@ def refuses_git(forge: FakeGitLab, status: int) -> None:
     forge.rules.append(Rule(r"\.git/", status=status))
 
 
+@given(
+    parsers.re(
+        r"clones go over SSH, and "
+        r"(?P<refusal>GitLab refuses the key|no host key is pinned for GitLab)"
+    )
+)
+def ssh_refused(world: World, monkeypatch: pytest.MonkeyPatch, refusal: str) -> None:
+    key, known = world.root / "id_ed25519", world.root / "known_hosts"
+    key.write_text("not a real key\n")
+    known.write_text("gitlab.example ssh-ed25519 AAAA\n")
+    path = world.root / "phpbotscout.toml"
+    path.write_text(path.read_text() + f'[index.ssh]\nkey = "{key}"\nknown_hosts = "{known}"\n')
+    said = KEY_REFUSED if refusal.endswith("the key") else HOST_KEY_UNKNOWN
+    refusing_ssh(world.root / "bin", world.root / "ssh.log", said, monkeypatch)
+
+
 @given("GitLab's git stops sending anything for longer than git waits")
 def git_stalls(forge: FakeGitLab, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("bot.clones.LOW_SPEED_TIME", 1)  # give up after 1 s, not 30
@@ -287,10 +304,16 @@ def not_listed(world: World, name: str) -> None:
     assert name not in rows, rows
 
 
-@then(parsers.parse('source "{name}" still holds passages, its detail saying "{text}"'))
-def still_holds(world: World, name: str, text: str) -> None:
+@then(
+    parsers.re(
+        r'source "(?P<name>[^"]+)" still holds passages, '
+        r'its (?P<field>detail|last error) saying "(?P<text>.+)"'
+    )
+)
+def still_holds(world: World, name: str, field: str, text: str) -> None:
     rows = {row["source"]: row for row in world.json()["sources"]}
-    assert rows[name]["chunks"] > 0 and text in rows[name]["detail"], rows[name]
+    said = " ".join((rows[name][field.replace(" ", "_")] or "").split())
+    assert rows[name]["chunks"] > 0 and text in said, rows[name]
 
 
 @then(parsers.parse('the build lists "{name}" once'))
