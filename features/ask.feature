@@ -135,6 +135,15 @@ Feature: Asking a question
     And the error message says "still rate-limiting this key (HTTP 429) when answer.timeout (1 s) ran out"
     And the documentation-gap backlog is empty
 
+  Scenario: A key kept from the model says to change answer.model or grant the key access
+    Given the API key may use only the model "claude-haiku-5-5"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error kind is "provider"
+    And the error message says "HTTP 403 permission_error"
+    And the error message says "The key was accepted but is not allowed to use the model claude-haiku-4-5: set answer.model to a model the key may use, or grant the key access to it."
+    And the documentation-gap backlog is empty
+
   Scenario: A reply cut off at the output limit is an error, not a documentation gap
     Given the model's reply is cut off at its output limit
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -100,6 +100,11 @@ def api_refuses(fake_anthropic, said):
     fake_anthropic.script(error(400, "invalid_request_error", said))
 
 
+@given(parsers.parse('the API key may use only the model "{model}"'))
+def key_kept_to_model(fake_anthropic, model):
+    fake_anthropic.allow_models(model)
+
+
 @given(parsers.parse('answer.timeout is "{timeout}"'))
 def answer_timeout(world, timeout):
     path = world.root / "phpbotscout.toml"

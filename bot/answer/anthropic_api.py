@@ -112,7 +112,7 @@ class AnthropicComposer:
         except anthropic.APITimeoutError:
             raise self._timed_out(statuses) from None
         except anthropic.APIStatusError as exc:
-            raise _status_error(exc) from None
+            raise _status_error(exc, self._model) from None
         except anthropic.APIConnectionError:
             raise ProviderError(
                 f"Could not reach {self._base_url}. Check the network, or ANTHROPIC_BASE_URL "
@@ -183,11 +183,18 @@ def _unusable(base_url: str, why: str) -> ProviderError:
     )
 
 
-def _status_error(exc: anthropic.APIStatusError) -> ProviderError:
+def _status_error(exc: anthropic.APIStatusError, model: str) -> ProviderError:
     detail = f"HTTP {exc.status_code}" + (f" {exc.type}" if exc.type else "")
     said = (exc.api_message or "")[:200]
-    if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
+    if isinstance(exc, anthropic.AuthenticationError):
         advice = "The key was refused: check ANTHROPIC_API_KEY."
+    elif isinstance(exc, anthropic.PermissionDeniedError):
+        # A key the API did not know would have been a 401: this one is known, and kept from
+        # the model, so ANTHROPIC_API_KEY is not what to check.
+        advice = _quoted(said) + (
+            f"The key was accepted but is not allowed to use the model {model}: set "
+            "answer.model to a model the key may use, or grant the key access to it."
+        )
     elif isinstance(exc, anthropic.RateLimitError):
         advice = "The API is rate-limiting this key even after retrying: ask again later."
     elif isinstance(exc, anthropic.InternalServerError):
@@ -195,13 +202,22 @@ def _status_error(exc: anthropic.APIStatusError) -> ProviderError:
     elif isinstance(exc, anthropic.NotFoundError) and "model" not in said.lower():
         # An unknown model is one 404; an address with no Messages API behind it (a base URL
         # that already ends in /v1, say) is the other, and answer.model cannot mend that.
-        advice = (f"It said: {said}. " if said else "") + (
+        advice = _quoted(said) + (
             "Nothing answers at that address: check ANTHROPIC_BASE_URL if it is set (the "
             "client adds /v1/messages to it), otherwise ask again later."
         )
     else:
-        advice = (f"It said: {said}. " if said else "") + _refusal_advice(exc.type, said)
+        advice = _quoted(said) + _refusal_advice(exc.type, said)
     return ProviderError(f"The Anthropic API answered {detail}. {advice}")
+
+
+def _quoted(said: str) -> str:
+    """What the API said, as a sentence of its own, or nothing when it said nothing."""
+    if not said:
+        return ""
+    # Its messages mostly end in a full stop already; a second one would read as a typo.
+    stop = "" if said.rstrip().endswith((".", "!", "?")) else "."
+    return f"It said: {said.rstrip()}{stop} "
 
 
 def _refusal_advice(kind: str | None, said: str) -> str:

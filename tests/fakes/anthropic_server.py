@@ -5,7 +5,9 @@ keeps every request it received (headers and JSON body) so tests can assert on w
 SDK sent. When the script runs out it repeats the last behaviour. Responses have the real
 API's shapes: a ``tool_use`` message, or the ``{"type": "error", ...}`` error object. After
 ``hold()`` every request is kept open, unanswered, until the test calls ``release()``: a model
-that hangs for exactly as long as a test needs it to, with no timer deciding anything.
+that hangs for exactly as long as a test needs it to, with no timer deciding anything. After
+``allow_models(...)`` the key may use only the models named: a request for any other is answered
+403 ``permission_error``, as the real API answers a key its workspace keeps from a model.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from aiohttp import web
 from tests.fakes.server import ThreadedServer
 
 KEY = "sk-ant-test-0123456789abcdef"
+# The real API's message for a valid key that may not use what it asked for.
+MODEL_FORBIDDEN = "Your API key does not have permission to use the specified resource."
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,7 @@ class FakeAnthropic:
         self._server = ThreadedServer(app)
         self.url = ""
         self._gate: asyncio.Event | None = None  # set: requests held open until it is set
+        self._models: frozenset[str] | None = None  # None: the key may use every model
 
     def start(self) -> FakeAnthropic:
         self.url = self._server.start().url
@@ -145,6 +150,11 @@ class FakeAnthropic:
         """Answer the next requests with ``behaviours``, in order (the last one repeats)."""
         with self._lock:
             self._script = list(behaviours)
+
+    def allow_models(self, *models: str) -> None:
+        """Let the key use only ``models`` from now on; any other is refused with a 403."""
+        with self._lock:
+            self._models = frozenset(models)
 
     def hold(self) -> None:
         """Keep every request from now on open, unanswered, until ``release()``."""
@@ -163,6 +173,7 @@ class FakeAnthropic:
         with self._lock:
             self._script = []
             self.received = []
+            self._models = None
 
     def _next(self) -> Scripted:
         with self._lock:
@@ -184,7 +195,9 @@ class FakeAnthropic:
         if auth != f"Bearer {KEY}" and request.headers.get("x-api-key") != KEY:
             return _json(error(401, "authentication_error", "invalid x-api-key"))
         with self._lock:
-            gate = self._gate
+            gate, models = self._gate, self._models
+        if models is not None and body.get("model") not in models:
+            return _json(error(403, "permission_error", MODEL_FORBIDDEN))
         if gate is not None:
             await gate.wait()
         scripted = self._next()

@@ -286,6 +286,34 @@ async def test_a_refused_request_gets_the_advice_that_fits_its_error(
     message = str(caught.value)
     assert f"HTTP {status} {kind}" in message and said in message
     assert advice in message and not_advised not in message
+    assert ".." not in message  # what the API said ends its own sentence, stopped or not
+
+
+async def test_a_key_kept_from_the_model_says_to_change_answer_model_or_grant_access(
+    tmp_path, fake_anthropic
+):
+    estate = make_estate(tmp_path / "estate")
+    env = anthropic_env(fake_anthropic.url)
+    fake_anthropic.allow_models("claude-haiku-5-5")
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", "Tuning the frobnicator"))
+    async with await open_indexed(answer_config(tmp_path, estate, "anthropic", env=env)) as engine:
+        with pytest.raises(ProviderError) as caught:
+            await engine.ask(QUESTION)
+    assert len(fake_anthropic.received) == 1  # a 403 is not retried
+    message = str(caught.value)
+    assert "HTTP 403 permission_error" in message
+    assert "does not have permission to use the specified resource. " in message
+    assert (
+        "The key was accepted but is not allowed to use the model claude-haiku-4-5: set "
+        "answer.model to a model the key may use, or grant the key access to it."
+    ) in message
+    assert "ANTHROPIC_API_KEY" not in message and ".." not in message
+    # Doing as the message says mends it.
+    allowed = {"answer": {"provider": "anthropic", "model": "claude-haiku-5-5", "timeout": 5.0}}
+    config = answer_config(tmp_path, estate, "anthropic", env=env, extra=allowed)
+    async with await open_indexed(config) as engine:
+        outcome = await engine.ask(QUESTION)
+    assert (outcome.kind, outcome.model) == ("answered", "claude-haiku-5-5")
 
 
 async def test_a_refused_key_is_an_error_naming_the_variable_not_the_key(tmp_path, fake_anthropic):
