@@ -206,6 +206,22 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "pair with its two values exchanged" --retrieval-only --json`
     Then passage 1 is symbol "swap" of "pairs/pairs.py", kind "code", lines 4 to 5
 
+  Scenario: A Python module written with newer Python's f-strings is indexed
+    Given a git repository "rows" holding "rows.py":
+      """
+      SEPARATOR = f"{"-" * 20}"
+
+
+      def describe(row: dict[str, str]) -> str:
+          \"\"\"Describe one row of the table by its name and size.\"\"\"
+          return f"{row["name"]}: {
+              row["size"]  # as the row has it
+          } bytes"
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "describe one row of the table by its name and size" --retrieval-only --json`
+    Then passage 1 is symbol "describe" of "rows/rows.py", kind "code", lines 4 to 5
+
   Scenario: The docs written above a Rust module whose items follow in braces are indexed
     Given a git repository "matcher" holding "src/lib.rs":
       """

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.corpus.code import Unchunkable, chunk_code
+from bot.corpus.code.fstrings import without_fstrings
 from tests.unit.codechecks import assert_honest
 
 PATHS = ("pkg/file.go", "pkg/module.py", "src/lib.rs")
@@ -204,9 +205,41 @@ def go_program(draw):
 
 
 @st.composite
+def fstring(draw, nl="\n", depth=0):
+    """A Python 3.12 f-string: its own quote reused in a field, nested f-strings, ``{x=}``,
+    format specs holding fields, backslashes, and comments and line breaks inside a field."""
+    quote = draw(st.sampled_from(['"', "'", '"""', "'''"]))
+    prefix = draw(st.sampled_from(["f", "F", "rf", "Fr"]))
+    q = quote[0]
+    parts = []
+    for _ in range(draw(st.integers(min_value=0, max_value=4))):
+        part = draw(st.sampled_from(["text", "quote", "nested", "debug", "spec", "lines", "dict"]))
+        if part == "text":
+            parts.append(draw(st.sampled_from(["abc", "é", " ", "{{", "}}", "\\t", ":", "#"])))
+        elif part == "quote":
+            parts.append("{d[" + q + "key" + q + "]}" + "{" + q + "\\n" + q + ".join(x)}")
+        elif part == "nested":
+            parts.append("{" + (draw(fstring(nl, depth + 1)) if depth < 2 else "x") + "}")
+        elif part == "debug":
+            parts.append(draw(st.sampled_from(["{x=}", "{x = !r}", "{x=:>10}"])))
+        elif part == "spec":
+            parts.append(draw(st.sampled_from(["{x:>{width}.{precision}}", "{when:%H:%M}"])))
+        elif part == "lines":
+            comment = "  # a comment with " + q + " and }"
+            parts.append("{(" + nl + "    a" + comment + nl + "    + b" + nl + ")}")
+        else:
+            parts.append("{ {" + q + "k" + q + ": 1}[" + q + "k" + q + "] }")
+    return prefix + quote + "".join(parts) + quote
+
+
+@st.composite
 def python_program(draw):
     nl = draw(NEWLINE)
-    quoted = st.text(max_size=60).map(lambda t: repr(t).encode())
+    # Newer Python's f-strings too, which this one reads only once they are blanked out.
+    quoted = st.one_of(
+        st.text(max_size=60).map(lambda t: repr(t).encode()),
+        fstring(nl.decode()).map(str.encode),
+    )
     out = []
     if draw(st.booleans()):
         out.append(draw(quoted))
@@ -299,6 +332,29 @@ def test_go_programs(data):
 @given(data=python_program())
 def test_python_programs(data):
     chunk_or_refuse("pkg/module.py", data)
+
+
+@st.composite
+def python_with_fstrings(draw):
+    """Valid Python 3.12 whose every declaration holds newer f-strings; what it declares."""
+    nl = draw(NEWLINE).decode()
+    out, names = [], []
+    for i, fs in enumerate(draw(st.lists(fstring(nl), min_size=1, max_size=4))):
+        out += [f"X{i} = {fs}", "", f"def f{i}(a={fs}):", '    """Doc."""', f"    return {fs}", ""]
+        names += [f"X{i}", f"f{i}"]
+    return (draw(START).decode() + nl.join(out) + nl).encode(), names
+
+
+@SETTINGS
+@given(program=python_with_fstrings())
+def test_python_with_newer_fstrings_is_chunked_not_refused(program):
+    data, names = program
+    chunks = chunk_code("pkg/module.py", data)
+    assert_honest(data, chunks)
+    assert [c.symbol for c in chunks] == names
+    blanked = without_fstrings(data)
+    assert blanked is not None
+    assert [len(line) for line in blanked.split(b"\n")] == [len(line) for line in data.split(b"\n")]
 
 
 @SETTINGS

@@ -412,3 +412,52 @@ def test_newer_type_syntax_costs_no_declaration_and_is_shown_as_written():
 def test_a_real_syntax_error_beside_newer_type_syntax_still_skips_the_file():
     with pytest.raises(Unchunkable, match=r"not valid Python 3 \(line 1"):
         chunk_code("pkg/bad.py", b"def f(:\n    pass\n\n\ndef g[T](x: T) -> T:\n    return x\n")
+
+
+NEWER_FSTRINGS = '''"""Reports, formatted with newer Python's f-strings."""
+
+HEADER = f"{"name":<20}{"size":>{WIDTH}}"
+
+
+def describe(row: dict[str, str], sep: str = f"{"\\n".join(["", ""])}") -> str:
+    """Describe one row."""
+    return f"{row["name"]}: {
+        row["size"]  # the size, as the row has it
+    } bytes"
+
+
+class Report:
+    f"""{"not a docstring"}"""
+
+    def render(self, title: str = f'{'é'!r:>{3}}') -> str:
+        """The report as text."""
+        return f"{title=}"
+'''.encode()
+
+
+def test_newer_fstrings_cost_no_declaration_and_are_shown_as_written():
+    chunks = chunk_code("pkg/reports.py", NEWER_FSTRINGS)
+    assert_honest(NEWER_FSTRINGS, chunks)
+    assert spans(chunks) == [
+        ("module reports", 1, 1),
+        ("HEADER", 3, 3),
+        ("describe", 6, 7),
+        ("Report", 13, 13),  # an f-string is no docstring, blanked or not
+        ("Report.render", 16, 17),
+    ]
+    by_name = {c.symbol: c.text for c in chunks}
+    assert by_name["HEADER"] == 'HEADER = f"{"name":<20}{"size":>{WIDTH}}"'
+    assert by_name["describe"].startswith('def describe(row: dict[str, str], sep: str = f"{"\\n"')
+    assert by_name["Report.render"].startswith("    def render(self, title: str = f'{'é'!r:>{3}}')")
+
+
+def test_newer_fstrings_and_type_syntax_together():
+    source = b'def first[T](items: list[T]) -> T:\n    """The first."""\n    return f"{t["a"]}"\n'
+    chunks = chunk_code("pkg/first.py", source)
+    assert_honest(source, chunks)
+    assert spans(chunks) == [("first", 1, 2)]
+
+
+def test_a_real_syntax_error_beside_newer_fstrings_still_skips_the_file():
+    with pytest.raises(Unchunkable, match=r"not valid Python 3 \(line 4"):
+        chunk_code("pkg/bad.py", b'X = f"{d["k"]}"\n\n\ndef f(:\n    pass\n')

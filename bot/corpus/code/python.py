@@ -28,12 +28,12 @@ translated through byte offsets.
 from __future__ import annotations
 
 import ast
-import contextlib
 import re
 import warnings
 from collections.abc import Iterator, Sequence
 
 from bot.corpus.chunk import Chunk
+from bot.corpus.code.fstrings import without_fstrings
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
 from bot.corpus.code.type_syntax import without_type_syntax
 
@@ -65,7 +65,7 @@ def chunk_python(path: str, data: bytes) -> list[Chunk]:
 
 
 def _tree(data: bytes, path: str) -> ast.Module:
-    """The file's syntax tree, read past newer Python's type syntax if need be.
+    """The file's syntax tree, read past newer Python's f-strings and type syntax if need be.
 
     Raises:
         Unchunkable: the file is not valid Python 3, or cannot be parsed at all.
@@ -73,14 +73,30 @@ def _tree(data: bytes, path: str) -> ast.Module:
     try:
         return _parse(data, path)
     except SyntaxError as exc:
-        error = f"{path} is not valid Python 3 (line {exc.lineno}: {exc.msg})"
-    # ``def f[T]`` and ``type X = ...`` are a syntax error to this Python; without them, the
-    # same lines parse to the same declarations (``bot.corpus.code.type_syntax``).
-    older = without_type_syntax(data)
+        error = exc
+    # An error left once newer syntax is blanked is the file's own, and the one worth naming.
+    for blanked in _without_newer_syntax(data):
+        try:
+            return _parse(blanked, path)
+        except SyntaxError as exc:
+            error = exc
+    raise Unchunkable(f"{path} is not valid Python 3 (line {error.lineno}: {error.msg})")
+
+
+def _without_newer_syntax(data: bytes) -> Iterator[bytes]:
+    """The file with newer Python's syntax blanked, a step at a time, as far as it has any.
+
+    Python 3.12's f-strings (``f"{d["k"]}"``), ``def f[T]`` and ``type X = ...`` are a syntax
+    error to this Python; with them blanked, the same lines parse to the same declarations
+    (``bot.corpus.code.fstrings``, ``bot.corpus.code.type_syntax``). The f-strings go first:
+    the tokenizer that finds the type syntax cannot read past them.
+    """
+    older = without_fstrings(data)
     if older is not None:
-        with contextlib.suppress(SyntaxError):
-            return _parse(older, path)
-    raise Unchunkable(error)
+        yield older
+    oldest = without_type_syntax(older or data)
+    if oldest is not None:
+        yield oldest
 
 
 def _parse(data: bytes, path: str) -> ast.Module:
