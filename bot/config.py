@@ -660,7 +660,7 @@ def _build(
     if not local and not values["gitlab.group"] and not embedded:
         raise ConfigError(
             "sources.local",
-            [],
+            [] if "sources.local" in flat else None,
             "at least one source: set sources.local to repositories on disk, "
             "or gitlab.group to a GitLab group",
         )
@@ -730,7 +730,7 @@ def check_serve(config: Config) -> None:
     if token is None:
         raise ConfigError(
             "DISCORD_TOKEN",
-            "<unset>",
+            None,
             "serve needs the bot's token: copy it from the Bot page of your application in the "
             "Discord developer portal into DISCORD_TOKEN (the environment, or an EnvironmentFile)",
         )

@@ -46,7 +46,12 @@ class ConfigError(UsageError):
         self.key = key
         self.value = value
         self.allowed = allowed
-        super().__init__(f"configuration key '{key}' has value {value!r}: {allowed}")
+        # A secret or address read from the environment is named as a variable, so that nobody
+        # looks for it in the file; a setting that is missing is said to be not set, rather than
+        # to have a value that no TOML file can hold.
+        what = "environment variable" if key.isupper() else "configuration key"
+        value_said = "is not set" if value is None else f"has value {value!r}"
+        super().__init__(f"{what} '{key}' {value_said}: {allowed}")
 
 
 class ConfigFileError(ConfigError):

@@ -80,6 +80,17 @@ Feature: Reading the configuration
     Given the environment variable "GITLAB_TOKEN" is "glpat-s3cr“et”"
     When I run `python -m bot.cli index status`
     Then the exit code is 2
-    And the error says "configuration key 'GITLAB_TOKEN' has value '<hidden>': printable ASCII"
+    And the error says "environment variable 'GITLAB_TOKEN' has value '<hidden>': printable ASCII"
     And the error says "copy the secret again from where it was issued"
     And the error does not say "s3cr"
+
+  Scenario: A setting that is required and missing is said to be not set
+    Given a file "group.toml" holding:
+      """
+      [gitlab]
+      group = "my-org"
+      """
+    When I run `python -m bot.cli --config group.toml index status`
+    Then the exit code is 2
+    And the error says "configuration key 'index.feed.url' is not set: required when gitlab.group is set"
+    And the error does not say "None"

@@ -16,7 +16,7 @@ Feature: Running the bot
   Scenario: serve needs the bot token
     When I run `python -m bot.cli serve`
     Then the exit code is 2
-    And the error says "DISCORD_TOKEN"
+    And the error says "environment variable 'DISCORD_TOKEN' is not set"
     And the error says "developer portal"
 
   Scenario: the push webhook needs its shared secret

@@ -136,7 +136,9 @@ def test_secrets_are_refused_in_the_file(tmp_path):
 @pytest.mark.parametrize("name", sorted(config.SECRET_ENV.values()))
 def test_a_secret_that_is_not_utf8_is_a_configuration_error(tmp_path, name):
     env = {"HOME": str(tmp_path), name: os.fsdecode(b"s3cr\xffet")}  # as os.environ has it
-    with pytest.raises(ConfigError, match=rf"'{name}' has value '<hidden>': UTF-8 text") as caught:
+    with pytest.raises(
+        ConfigError, match=rf"environment variable '{name}' has value '<hidden>': UTF-8 text"
+    ) as caught:
         _load(tmp_path, '[sources]\nlocal = ["."]\n', env)
     assert "s3cr" not in str(caught.value)
     assert caught.value.exit_code == 2
@@ -147,7 +149,7 @@ def test_a_secret_that_is_not_utf8_is_a_configuration_error(tmp_path, name):
 def test_a_secret_sent_in_a_header_must_be_printable_ascii(tmp_path, name, slip):
     env = {"HOME": str(tmp_path), name: f"glpat-s3cr{slip}et"}
     with pytest.raises(
-        ConfigError, match=rf"'{name}' has value '<hidden>': printable ASCII"
+        ConfigError, match=rf"environment variable '{name}' has value '<hidden>': printable ASCII"
     ) as caught:
         _load(tmp_path, '[sources]\nlocal = ["."]\n', env)
     assert "s3cr" not in str(caught.value)
@@ -253,6 +255,26 @@ def test_a_key_in_the_environment_selects_anthropic(tmp_path):
 
 def test_the_example_parses_as_toml():
     tomllib.loads((ROOT / "phpbotscout.example.toml").read_text())
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('[gitlab]\ngroup = "acme"\n', "configuration key 'index.feed.url' is not set: required"),
+        (
+            '[sources]\nlocal = ["."]\n[index.ssh]\nkey = "id"\n',
+            "configuration key 'index.ssh.known_hosts' is not set: required",
+        ),
+        ("[index]\npath = 'x.sqlite'\n", "configuration key 'sources.local' is not set: at least"),
+        ("[sources]\nlocal = []\n", "configuration key 'sources.local' has value []: at least"),
+    ],
+    ids=["feed", "known-hosts", "no-sources", "empty-sources"],
+)
+def test_a_required_setting_that_is_missing_is_said_to_be_not_set(tmp_path, text, said):
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, text)
+    assert str(caught.value).startswith(said)
+    assert "None" not in str(caught.value)
 
 
 def test_a_group_needs_the_estate_feed(tmp_path):
