@@ -56,7 +56,10 @@ def load_questions(path: Path) -> list[Question]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise UsageError(f"Cannot read the questions file {path}: {exc}") from None
+        raise UsageError(
+            f"Cannot read the questions file {path} ({exc.strerror or exc}): give the path of "
+            "the JSON Lines file of questions to measure"
+        ) from None
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")  # as some editors save UTF-8
     except UnicodeDecodeError as exc:
@@ -183,7 +186,10 @@ def _label(result: Result) -> str:
 
 def _repositories_dir(repos: Path) -> Path:
     if not repos.is_dir():
-        raise UsageError(f"--repos {repos} is not a directory of git repositories")
+        raise UsageError(
+            f"--repos {repos} is not a directory: give the directory that holds the benchmark's "
+            "git repositories"
+        )
     # Measured over nothing, every figure would be a zero that looks like a result.
     candidates = discover_local([repos], ())
     if not any(c.admitted for c in candidates):

@@ -55,6 +55,13 @@ Feature: Measuring retrieval with the benchmark
     Then the exit code is 2
     And the JSON error is of kind "usage" and says "questions.jsonl line 2: question is null"
 
+  Scenario: A questions file that is not there is refused, saying what to give
+    When I run `python -m bot.cli bench missing.jsonl --repos estate`
+    Then the exit code is 2
+    And the error says "Cannot read the questions file missing.jsonl (No such file or directory)"
+    And the error says "give the path of the JSON Lines file of questions to measure"
+    And the error does not say "Errno"
+
   Scenario: A directory holding no repositories is refused, not measured as all zeros
     Given a questions file:
       """

@@ -84,6 +84,22 @@ def test_repos_holding_no_repository_is_a_usage_error(home, tmp_path, capsys):
     assert "fresh has no commits yet" in message
 
 
+def test_a_questions_file_or_repos_that_is_not_there_says_what_to_give(estate, tmp_path, capsys):
+    questions = tmp_path / "questions.jsonl"
+    code, message = bench(capsys, questions, estate)
+    assert code == 2
+    assert message == (
+        f"Cannot read the questions file {questions} (No such file or directory): give the path "
+        "of the JSON Lines file of questions to measure"
+    )
+    questions.write_text(GOOD)
+    code, message = bench(capsys, questions, tmp_path / "nowhere")
+    assert code == 2
+    assert message.endswith(
+        "nowhere is not a directory: give the directory that holds the benchmark's git repositories"
+    )
+
+
 def _keys(data: object) -> set[str]:
     """Every key of every object in ``data``, however deep."""
     if isinstance(data, dict):
