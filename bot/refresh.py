@@ -112,6 +112,10 @@ async def refresh(
             gitlab = await stack.enter_async_context(GitLabSources(config, store, forge=forge))
             candidates += await gitlab.discover()
             known_forge = await gitlab.known_names()
+        await writer.record_verdicts(store, candidates)
+        # After the verdicts are recorded, so `index sources` shows the ones just decided (the
+        # unknown name's message points there), and before anything is cleared or deleted, so a
+        # refused run changes nothing else.
         names = {c.name for c in candidates} | known_forge
         unknown = sorted(set(only) - names)
         if unknown:
@@ -120,10 +124,6 @@ async def refresh(
                 f"{', '.join(sorted(names))}. "
                 "Run 'python -m bot.cli index sources' to see them all."
             )
-
-        await writer.record_verdicts(store, candidates)
-        # After the verdicts are recorded, so `index sources` shows the ones just decided, and
-        # before anything is cleared or deleted, so a refused run changes nothing else.
         _refuse_unindexable(only, candidates)
         removed = await _forget_vanished(store, config, candidates)
         for candidate in candidates:

@@ -58,6 +58,14 @@ Feature: Building the index from local repositories
     Then the exit code is 2
     And the error says "No source called nope"
 
+  Scenario: After a source name that does not exist, index sources lists the sources there are
+    When I run `python -m bot.cli index build --source nope`
+    Then the exit code is 2
+    And the error says "Run 'python -m bot.cli index sources' to see them all"
+    When I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And the output says "widgets"
+
   Scenario: Refreshing a source that is excluded says it is not indexed, and why
     Given a git repository "gamma" holding "README.md":
       """

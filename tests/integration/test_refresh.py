@@ -207,6 +207,15 @@ async def test_unknown_source_names_are_a_usage_error(tmp_path, estate):
             await engine.refresh(["nope"])
 
 
+async def test_an_unknown_source_name_still_records_the_verdicts_it_points_to(tmp_path, estate):
+    async with await Engine.open(_config(tmp_path, estate)) as engine:
+        with pytest.raises(UsageError, match=r"Run 'python -m bot\.cli index sources'"):
+            await engine.refresh(["nope"])
+        # The message sends the reader to `index sources`, which must then have them to show.
+        verdicts = {s.name: (s.verdict, s.documents) for s in await engine.sources()}
+        assert verdicts == {"gadgets": ("admitted", 0), "widgets": ("admitted", 0)}
+
+
 async def test_an_empty_index_is_refused_with_how_to_build_it(tmp_path, estate):
     async with await Engine.open(_config(tmp_path, estate)) as engine:
         with pytest.raises(EmptyIndexError, match="index build"):
