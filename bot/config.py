@@ -134,6 +134,9 @@ def _fail(key: str, value: object, allowed: str) -> ConfigError:
 
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([smhd])")
+# A number of seconds written in quotes, as every other duration is: "3600", or the "60" of a
+# rate limit's "3/60".
+_BARE_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 # No setting needs longer than a year; beyond it a value is a slip (or TOML's inf), and an
 # infinite one would also reach `index status --json` as Infinity, which is not JSON.
@@ -161,7 +164,9 @@ def _seconds(key: str, value: object, allowed: str) -> float:
     """A number of seconds or a duration with units, as seconds; never negative."""
     if isinstance(value, bool):
         raise _fail(key, value, allowed)
-    if isinstance(value, int | float):
+    if isinstance(value, int | float) or (
+        isinstance(value, str) and _BARE_SECONDS.fullmatch(value.strip())
+    ):
         seconds = float(value)
     elif isinstance(value, str):
         text = value.strip().lower()

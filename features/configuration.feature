@@ -94,3 +94,11 @@ Feature: Reading the configuration
     Then the exit code is 2
     And the error says "configuration key 'index.feed.url' is not set: required when gitlab.group is set"
     And the error does not say "None"
+
+  Scenario: A number of seconds written in quotes is a duration
+    Given the configuration sets "index.refresh_interval" to "3600"
+    And the configuration sets "discord.rate_limit" to "3/60"
+    And the index has been built
+    When I run `python -m bot.cli index status --json`
+    Then the exit code is 0
+    And the output says "3600.0"

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from bot import config
+from bot.config import RateLimit
 from bot.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,6 +102,22 @@ def test_a_duration_is_at_most_a_year(tmp_path, text):
 def test_a_rate_limit_window_is_at_most_a_year(tmp_path):
     with pytest.raises(ConfigError, match="DURATION at most a year"):
         _load(tmp_path, '[sources]\nlocal = ["."]\n[discord]\nrate_limit = "3/400d"\n')
+
+
+def test_a_number_of_seconds_in_quotes_is_a_duration(tmp_path):
+    text = '[sources]\nlocal = ["."]\n[index]\nrefresh_interval = "3600"\n'
+    text += 'site_check_interval = " 90 "\n[discord]\nrate_limit = "3/60"\n'
+    loaded = _load(tmp_path, text)
+    assert (loaded.refresh_interval, loaded.site_check_interval) == (3600.0, 90.0)
+    assert loaded.discord_rate_limit == RateLimit(3, 60.0)
+
+
+@pytest.mark.parametrize("value", ['"0"', '"-60"', '"1e3"', '"60 s s"', '"²"', '"3/0"'])
+def test_a_quoted_number_of_seconds_is_still_positive_and_plain(tmp_path, value):
+    key = "rate_limit" if "/" in value else "refresh_interval"
+    table = "discord" if "/" in value else "index"
+    with pytest.raises(ConfigError, match=key):
+        _load(tmp_path, f'[sources]\nlocal = ["."]\n[{table}]\n{key} = {value}\n')
 
 
 def test_a_year_is_the_longest_duration_allowed(tmp_path):
