@@ -24,6 +24,7 @@ from bot.errors import SourceError, StoreError, UsageError
 from bot.forge.base import Forge
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.local import discover_local, is_repository
+from bot.forge.predicate import named_by
 from bot.forge_refresh import GitLabSources
 from bot.index import catalog, writer
 from bot.index.embedder import Embedder
@@ -78,7 +79,8 @@ async def refresh(
     Args:
         config: the validated configuration.
         store: the open index.
-        only: refresh just these sources (by name); verdicts are still recorded for all.
+        only: refresh just these sources (by name, letter case aside when the exact spelling
+            names none); verdicts are still recorded for all.
         force: re-read every file of every refreshed source, changed or not.
         due_only: refresh only sources past their refresh interval (the scheduler's way);
             discovery and verdicts still cover every source.
@@ -88,7 +90,8 @@ async def refresh(
             once the sources are written (new or changed text only; all after a model change).
 
     Raises:
-        UsageError: ``only`` names a source discovery did not find, or one it rejected.
+        UsageError: ``only`` names a source discovery did not find, one it rejected, or
+            several that differ in letter case alone.
         SourceError: ``only`` names a source whose verdict is unresolved.
         RateLimited: the forge rate-limited the run; what was written before is kept.
     """
@@ -116,14 +119,7 @@ async def refresh(
         # After the verdicts are recorded, so `index sources` shows the ones just decided (the
         # unknown name's message points there), and before anything is cleared or deleted, so a
         # refused run changes nothing else.
-        names = {c.name for c in candidates} | known_forge
-        unknown = sorted(set(only) - names)
-        if unknown:
-            raise UsageError(
-                f"No source called {', '.join(unknown)}. Known sources: "
-                f"{', '.join(sorted(names))}. "
-                "Run 'python -m bot.cli index sources' to see them all."
-            )
+        only = _as_known(only, {c.name for c in candidates} | known_forge)
         _refuse_unindexable(only, candidates)
         removed = await _forget_vanished(store, config, candidates)
         for candidate in candidates:
@@ -170,6 +166,32 @@ async def refresh(
         clones_deleted=tuple(deleted),
         respelled=respelled,
     )
+
+
+def _as_known(only: Sequence[str], names: set[str]) -> tuple[str, ...]:
+    """The sources ``only`` names, each under the name it is known by.
+
+    A name is matched as GitLab matches paths, letter case aside, so a source renamed in case
+    alone, or named in other case, is still the one meant; the exact spelling wins.
+
+    Raises:
+        UsageError: a name matches no source, or several that differ in letter case alone.
+    """
+    known = sorted(names)
+    matches = {given: named_by(given, known) for given in only}
+    unknown = sorted(given for given, found in matches.items() if not found)
+    if unknown:
+        raise UsageError(
+            f"No source called {', '.join(unknown)}. Known sources: {', '.join(known)}. "
+            "Run 'python -m bot.cli index sources' to see them all."
+        )
+    several = [f"{given} ({', '.join(found)})" for given, found in matches.items() if found[1:]]
+    if several:
+        raise UsageError(
+            f"More than one source is called {'; '.join(several)}, in letter case alone. "
+            "Give the name spelled exactly as 'python -m bot.cli index sources' shows it."
+        )
+    return tuple(dict.fromkeys(found[0] for found in matches.values()))
 
 
 def _refuse_unindexable(only: Sequence[str], candidates: Sequence[Candidate]) -> None:

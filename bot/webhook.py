@@ -3,9 +3,9 @@
 Off unless ``webhook.listen`` is set, and then it needs ``PHPBOTSCOUT_WEBHOOK_SECRET``:
 GitLab sends that secret in ``X-Gitlab-Token`` and anything without it is refused. The
 comparison takes the same time however much of a wrong token matches. A push to an indexed
-source (``project.path_with_namespace``) starts its refresh, through the same lock as the
-schedule, in the background, so GitLab gets its answer at once; a push to any other project
-is acknowledged and ignored.
+source (``project.path_with_namespace``, letter case aside, as GitLab's paths are) starts its
+refresh, through the same lock as the schedule, in the background, so GitLab gets its answer
+at once; a push to any other project is acknowledged and ignored.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from aiohttp import web
 from bot.config import Secret
 from bot.engine import Engine
 from bot.errors import ConfigError, StoreError
+from bot.forge.predicate import named_by
 from bot.refresher import Refresher
 
 log = logging.getLogger(__name__)
@@ -107,16 +108,25 @@ class PushWebhook:
             return _answer(503, error="the index could not be read; see serve's log")
         # An unresolved source is still answered from its last index, and its push may be the
         # very change that resolves it (a docs site put back): only a rejected one is not.
-        indexed = {s.name for s in sources if s.verdict in ("admitted", "unresolved")}
-        if name not in indexed:
+        indexed = [s.name for s in sources if s.verdict in ("admitted", "unresolved")]
+        # GitLab's paths ignore case: a project renamed in case alone pushes under its new
+        # spelling before the next refresh has learnt it.
+        found = named_by(name, indexed)
+        if len(found) != 1:
             # Acknowledged, not refused: a group's hook sends every project's pushes, and GitLab
             # disables a hook after four failed deliveries in a row, 4xx included, which would
             # lose the pushes to the sources that are indexed.
-            log.info("push webhook: ignored a push to %r, which is not an indexed source", name)
-            return _answer(202, ignored=f"{name} is not an indexed source")
-        queued = self.refresher.request(name, why="push webhook")
-        log.info("push webhook: refresh of %s %s", name, "queued" if queued else "already queued")
-        return _answer(202, refreshing=name)
+            why = (
+                f"matches {', '.join(found)}, which differ in letter case alone: name one exactly"
+                if found
+                else "is not an indexed source"
+            )
+            log.info("push webhook: ignored a push to %r, which %s", name, why)
+            return _answer(202, ignored=f"{name} {why}")
+        (source,) = found
+        queued = self.refresher.request(source, why="push webhook")
+        log.info("push webhook: refresh of %s %s", source, "queued" if queued else "already queued")
+        return _answer(202, refreshing=source)
 
 
 def _answer(status: int, **data: Any) -> web.Response:

@@ -118,6 +118,15 @@ Feature: Asking in Discord
     When someone runs /sources with name "drafts"
     Then the reply says "**Not indexed**: the excluded rule rejected it"
 
+  Scenario: /sources with a name tells apart two repositories called apart by letter case alone
+    Given the index knows an indexed repository called "Drafts"
+    When someone runs /sources with name "drafts"
+    Then the reply says "**Not indexed**: the excluded rule rejected it"
+    When someone runs /sources with name "Drafts"
+    Then the reply says "**Indexed**: answers may cite it"
+    When someone runs /sources with name "DRAFTS"
+    Then the reply says "More than one source is called **DRAFTS**, in letter case alone: **Drafts**, **drafts**. Give the name spelled exactly as one of them is."
+
   Scenario: /sources with a name shows a long last error cut short, not left out
     Given the last refresh of "widgets" failed with an error 5,000 characters long
     When someone runs /sources with name "widgets"

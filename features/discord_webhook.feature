@@ -19,6 +19,11 @@ Feature: The GitLab push webhook
     Then GitLab is answered 202, ignored because "acme/elsewhere is not an indexed source"
     And nothing was refreshed
 
+  Scenario: a push naming the source in other letter case refreshes it, as GitLab's paths ignore case
+    When GitLab sends a push to "Widgets"
+    Then GitLab is answered 202, refreshing "widgets"
+    And "widgets" is indexed again
+
   Scenario: a body nested too deeply to read is refused with 400, not a crash
     When GitLab's token comes with a body of lists nested 100,000 deep
     Then GitLab is answered 400 with "not a push event: no project.path_with_namespace"

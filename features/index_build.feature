@@ -66,6 +66,31 @@ Feature: Building the index from local repositories
     Then the exit code is 0
     And the output says "widgets"
 
+  Scenario: A source is named in any letter case, and shown under its own name
+    Given a git repository "gamma" holding "README.md":
+      """
+      # Gamma
+      """
+    When I run `python -m bot.cli index build --source WIDGETS --json`
+    Then the exit code is 0
+    And the build refreshed only "widgets"
+
+  Scenario: Two sources called apart by letter case alone are told apart by the exact spelling
+    Given a git repository "Tools" holding "README.md":
+      """
+      # Tools
+      """
+    And a git repository "tools" holding "README.md":
+      """
+      # tools
+      """
+    When I run `python -m bot.cli index build --source TOOLS`
+    Then the exit code is 2
+    And the error says "More than one source is called TOOLS (Tools, tools), in letter case alone. Give the name spelled exactly as 'python -m bot.cli index sources' shows it."
+    When I run `python -m bot.cli index build --source tools --json`
+    Then the exit code is 0
+    And the build refreshed only "tools"
+
   Scenario: Refreshing a source that is excluded says it is not indexed, and why
     Given a git repository "gamma" holding "README.md":
       """

@@ -253,6 +253,11 @@ def long_named_indexed_source(
     _known_source(chat, request, part * times, ("admitted", "local", "a repository on disk"))
 
 
+@given(parsers.parse('the index knows an indexed repository called "{name}"'))
+def indexed_source(chat: Chat, request: pytest.FixtureRequest, name: str) -> None:
+    _known_source(chat, request, name, ("admitted", "local", "a repository on disk"))
+
+
 def _known_source(
     chat: Chat, request: pytest.FixtureRequest, name: str, verdict: tuple[str, str, str]
 ) -> None:

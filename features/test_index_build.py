@@ -65,6 +65,11 @@ def not_indexed(world: World, name: str, verdict: str, clause: str) -> None:
     assert left_out[name] == (verdict, clause)
 
 
+@then(parsers.parse('the build refreshed only "{name}"'))
+def refreshed_only(world: World, name: str) -> None:
+    assert [s["source"] for s in world.json()["sources"]] == [name]
+
+
 @given(parsers.parse('the configuration\'s index path is changed to "{path}"'))
 def index_path_changed(world: World, path: str) -> None:
     config = world.root / "phpbotscout.toml"

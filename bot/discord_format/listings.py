@@ -26,6 +26,7 @@ from bot.discord_format.message import (
     visible_within,
 )
 from bot.engine import SourceStatus
+from bot.forge.predicate import named_by
 from bot.index.catalog import SourceState
 from bot.render import age_text
 
@@ -143,11 +144,17 @@ def _explain(state: SourceState) -> str:
 
 
 def source_reply(name: str, states: Sequence[SourceState], now: datetime) -> Reply:
-    """Why one repository is, or is not, indexed; close names when none is called that."""
-    wanted = name.strip().strip("/").lower()
-    state = next((s for s in states if s.name.lower() == wanted), None)
-    if state is None:
+    """Why one repository is, or is not, indexed; close names when none is called that.
+
+    The name is matched as ``index build --source`` and the push webhook match it: letter
+    case aside, unless it is spelled exactly as one source is.
+    """
+    found = named_by(name, [s.name for s in states])
+    if not found:
         return _unknown_source(name, states)
+    if found[1:]:
+        return _several_sources(name, found)
+    state = next(s for s in states if s.name == found[0])
     lines = [_explain(state), ""]
     facts = [
         ("Where", escaped_within(state.location, DETAIL_LIMIT)),
@@ -163,6 +170,14 @@ def source_reply(name: str, states: Sequence[SourceState], now: datetime) -> Rep
     text, _ = fit_lines(lines, EMBED_DESCRIPTION_LIMIT, lambda k: "…")
     url = safe_url(state.web_url or state.site_url or "")
     return Reply("", (Embed(text, title=visible_within(state.name, 250), url=url),))
+
+
+def _several_sources(name: str, found: Sequence[str]) -> Reply:
+    shown = ", ".join(f"**{escaped_within(n, NAME_LIMIT)}**" for n in found)
+    return Reply(
+        f"More than one source is called **{escaped_within(name, NAME_LIMIT)}**, in letter "
+        f"case alone: {shown}. Give the name spelled exactly as one of them is."
+    )
 
 
 def _unknown_source(name: str, states: Sequence[SourceState]) -> Reply:

@@ -69,7 +69,7 @@ class Decision:
 
 
 def _norm(path: str) -> str:
-    return path.strip().strip("/").lower()
+    return path.strip().strip("/").casefold()
 
 
 def excluded_by(project_path: str, policy: Policy) -> str | None:
@@ -96,6 +96,20 @@ def same_path(a: str, b: str) -> bool:
     Local repository names are compared the same way against ``sources.exclude``.
     """
     return _norm(a) == _norm(b)
+
+
+def named_by(given: str, names: Iterable[str]) -> list[str]:
+    """The names in ``names`` that ``given`` names, by the rule of ``same_path``.
+
+    A name spelled exactly as given is the only one: two local repositories may be called
+    apart by letter case alone on a case-sensitive filesystem, and the exact spelling picks
+    one of them. Otherwise every name that differs in case alone is returned, in order, so a
+    caller can tell an unknown name (none) from one it must ask to have spelled out (several).
+    """
+    names = list(names)
+    if given in names:
+        return [given]
+    return [name for name in names if same_path(name, given)]
 
 
 def in_group(namespace: str, group: str) -> bool:
@@ -168,7 +182,7 @@ def decide(
     Args:
         project: the project as the forge listed it.
         policy: group, exclusions and siteless subgroups.
-        feed: the paths the estate feed lists (lowercased), or why it could not be read.
+        feed: the paths the estate feed lists (case folded), or why it could not be read.
         site: the docs-site facts; ``None`` when they were not gathered (only sensible when
             ``screen`` already decides).
     """

@@ -110,6 +110,19 @@ def test_a_push_refreshes_just_the_pushed_source(bot, estate, discord):
     assert reply.embeds[0]["title"].startswith("[1] widgets · docs/tuning.md — Flux capacity")
 
 
+def test_a_push_naming_a_source_in_other_letter_case_refreshes_it(bot, estate, caplog):
+    # GitLab's paths ignore case: a project pushes under its new spelling before the next
+    # refresh has learnt a rename in case alone.
+    caplog.set_level(logging.INFO, logger="bot.webhook")
+    commit(estate / "gadgets", {"docs/boxes.md": "# Boxes\n\n## Cardboard\n\nRecycle it.\n"})
+    status, body = push(bot, "GADGETS", SECRET)
+    assert (status, body) == (202, {"refreshing": "gadgets"})
+    bot.run(bot.service.refresher.settle())
+    report = bot.service.refresher.last
+    assert [(o.name, o.status) for o in report.outcomes] == [("gadgets", "indexed")]
+    assert "refresh of gadgets queued" in caplog.text
+
+
 def test_a_push_to_a_source_not_in_the_index_is_acknowledged_and_ignored(bot, caplog):
     caplog.set_level(logging.INFO, logger="bot.webhook")
     runs = bot.service.refresher.runs
@@ -177,3 +190,34 @@ def test_a_push_whose_body_never_arrives_does_not_hold_up_stopping(own):
         with watched(running, discord, messages_sent=False):
             running.stop()  # fails (times out after 20 s) if the sender is waited for
         assert conn.recv(1024) == b""  # the stalled request was let go of, not answered
+
+
+def test_a_push_naming_sources_apart_by_letter_case_alone_refreshes_one_only_if_exact(tmp_path):
+    # Local repositories on a case-sensitive filesystem: two sources, which GitLab never has.
+    make_repo(tmp_path / "a" / "Tools", {"README.md": "# Tools\n\nHammers.\n"})
+    make_repo(tmp_path / "b" / "tools", {"README.md": "# tools\n\nSpanners.\n"})
+    both = {"sources": {"local": [str(tmp_path / "a"), str(tmp_path / "b")]}}
+    with FakeDiscord() as discord:
+        config = webhook_config(tmp_path, tmp_path / "a", discord, both)
+        build_index(config)
+        running = BotThread(config).start()
+        try:
+            with watched(running, discord, messages_sent=False) as bot:
+                bot.run(bot.service.refresher.settle())  # the start-up tick
+                runs = bot.service.refresher.runs
+                status, body = push(bot, "TOOLS", SECRET)
+                assert (status, body) == (
+                    202,
+                    {
+                        "ignored": "TOOLS matches Tools, tools, which differ in letter case "
+                        "alone: name one exactly"
+                    },
+                )
+                bot.run(bot.service.refresher.settle())
+                assert bot.service.refresher.runs == runs
+                assert push(bot, "tools", SECRET) == (202, {"refreshing": "tools"})
+                bot.run(bot.service.refresher.settle())
+                assert [o.name for o in bot.service.refresher.last.outcomes] == ["tools"]
+        finally:
+            if not running.loop.is_closed():
+                running.stop()

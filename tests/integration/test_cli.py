@@ -431,6 +431,47 @@ def test_build_of_a_named_source_that_is_excluded_says_so_and_refreshes_nothing(
     assert (widgets["source"], widgets["indexed_at"], widgets["documents"]) == ("widgets", None, 0)
 
 
+def test_build_of_a_source_named_in_other_letter_case_refreshes_it_under_its_own_name(
+    configured, capsys
+):
+    make_repo(configured / "estate" / "gadgets", {"README.md": "# Gadgets\n\nGizmos.\n"})
+    code, out, _ = run(capsys, "index", "build", "--source", "WIDGETS", "--json")
+    assert code == 0
+    assert [s["source"] for s in json.loads(out)["sources"]] == ["widgets"]
+    _, out, _ = run(capsys, "index", "status", "--json")
+    indexed = {s["source"]: s["indexed_at"] for s in json.loads(out)["sources"]}
+    assert indexed["widgets"] is not None and indexed["gadgets"] is None
+    code, table, _ = run(capsys, "index", "build", "--source", "Widgets/")
+    assert code == 0 and "widgets" in table and "Widgets" not in table
+
+
+def test_build_of_sources_apart_by_letter_case_alone_needs_the_exact_spelling(configured, capsys):
+    # A case-sensitive filesystem holds both; each is its own source.
+    make_repo(configured / "more" / "Tools", {"README.md": "# Tools\n\nHammers.\n"})
+    make_repo(configured / "estate" / "tools", {"README.md": "# tools\n\nSpanners.\n"})
+    config = configured / "phpbotscout.toml"
+    config.write_text(config.read_text().replace('"]\n', f'", "{configured / "more"}"]\n', 1))
+    code, out, _ = run(capsys, "index", "build", "--source", "TOOLS", "--json")
+    assert code == 2
+    assert json.loads(out)["error"]["message"] == (
+        "More than one source is called TOOLS (Tools, tools), in letter case alone. Give the "
+        "name spelled exactly as 'python -m bot.cli index sources' shows it."
+    )
+    _, out, _ = run(capsys, "index", "status", "--json")
+    # Refused once the verdicts were recorded (so `index sources` lists both), before anything
+    # was indexed.
+    assert {s["source"]: s["indexed_at"] for s in json.loads(out)["sources"]} == {
+        "Tools": None,
+        "tools": None,
+        "widgets": None,
+    }
+    code, out, _ = run(capsys, "index", "build", "--source", "tools", "--json")
+    assert code == 0
+    assert [s["source"] for s in json.loads(out)["sources"]] == ["tools"]
+    _, out, _ = run(capsys, "ask", "spanners", "--retrieval-only", "--json")
+    assert {r["repo"] for r in json.loads(out)["results"]} == {"tools"}
+
+
 def test_build_of_a_named_source_that_is_unresolved_says_so(home, tmp_path, capsys):
     make_repo(tmp_path / "solo", {"README.md": "# Solo\n\nSprockets spin.\n"})
     config = tmp_path / "phpbotscout.toml"

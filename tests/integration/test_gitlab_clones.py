@@ -16,7 +16,7 @@ from bot import clones as clones_module
 from bot import config as config_module
 from bot import render
 from bot.engine import Engine
-from bot.errors import RateLimited, SourceError, UsageError
+from bot.errors import RateLimited, SourceError
 from bot.index import catalog
 from tests.fakes.estate import (
     another_process_holding,
@@ -461,8 +461,6 @@ async def test_a_project_renamed_in_letter_case_only_is_one_source_under_its_new
         await engine.refresh()
         assert _clone(tmp_path, "acme/Widgets").is_dir()
         rename(fake, "acme/Widgets", "acme/widgets")
-        with pytest.raises(UsageError, match=r"No source called acme/Widgets\. Known sources: "):
-            await engine.refresh(only=["acme/Widgets"])  # the old spelling is no source now
         report = await engine.refresh()
         assert report.ok, report.errors
         assert [c.name for c in report.candidates] == ["acme/widgets"]
@@ -483,6 +481,23 @@ async def test_a_project_renamed_in_letter_case_only_is_one_source_under_its_new
             assert report.ok and report.respelled == (), report.errors
     assert not _clone(tmp_path, "acme/Widgets").exists()
     assert _clone(tmp_path, "acme/widgets").is_dir()
+
+
+async def test_a_source_named_in_its_old_letter_case_refreshes_it_under_the_new_one(tmp_path, fake):
+    # A push sent before the rename, or a command typed from memory, names the old spelling.
+    upstream(fake, "acme/Widgets", {"README.md": "# Widgets\n\nSprockets.\n"})
+    upstream(fake, "acme/gadgets", {"README.md": "# Gadgets\n\nGizmos.\n"})
+    fake.feed = ["acme/widgets", "acme/gadgets"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        rename(fake, "acme/Widgets", "acme/widgets")
+        push(fake, "acme/gadgets", {"README.md": "# Gadgets\n\nWhirligigs.\n"})
+        report = await engine.refresh(only=["acme/Widgets"])
+        assert report.ok, report.errors
+        assert [(o.name, o.status) for o in report.outcomes] == [("acme/widgets", "indexed")]
+        assert report.respelled == (("acme/Widgets", "acme/widgets"),)
+        assert [s.name for s in await engine.sources()] == ["acme/gadgets", "acme/widgets"]
+        assert not (await engine.retrieve("whirligigs")).results  # not named, not refreshed
 
 
 async def test_a_project_listed_twice_is_decided_fetched_and_indexed_once(tmp_path, fake):

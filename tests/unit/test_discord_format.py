@@ -537,6 +537,21 @@ def test_one_source_explained_and_an_unknown_one_gets_close_names():
     assert "Did you mean **acme/public**" in unknown.content
 
 
+def test_two_sources_apart_by_letter_case_alone_are_told_apart_by_the_exact_spelling():
+    # Two repositories on a case-sensitive filesystem; the first listed is not the one asked.
+    upper = state("Tools", location="/srv/a/Tools")
+    lower = state("tools", location="/srv/b/tools")
+    for asked, meant in (("tools", lower), ("Tools", upper)):
+        [embed] = source_reply(asked, [upper, lower], NOW).embeds
+        assert embed.title == meant.name and f"**Where:** {meant.location}" in embed.description
+    reply = source_reply("TOOLS", [upper, lower], NOW)
+    assert not reply.embeds
+    assert reply.content == (
+        "More than one source is called **TOOLS**, in letter case alone: **Tools**, "
+        "**tools**. Give the name spelled exactly as one of them is."
+    )
+
+
 def test_status_puts_failing_then_stale_sources_first_and_shows_totals_and_provider():
     statuses = [
         SourceStatus(state("fresh"), 6 * 3600, False),

@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 from bot.forge.base import Project, SiteCheck, Unknown
 from bot.forge.candidates import Verdict
 from bot.forge.feed import parse_feed
-from bot.forge.predicate import Policy, SiteFacts, decide, excluded_by, same_path, screen
+from bot.forge.predicate import (
+    Policy,
+    SiteFacts,
+    decide,
+    excluded_by,
+    named_by,
+    same_path,
+    screen,
+)
 
 POLICY = Policy("acme", exclude=("infra", "acme/secret-docs"), siteless_subgroups=("go", "rust"))
 ANSWERS = SiteCheck(True, "HTTP 200")
@@ -215,3 +223,17 @@ def test_paths_are_the_same_whatever_their_case_and_outer_slashes():
     assert same_path("Acme/Go/", "acme/go")
     assert not same_path("acme/go", "acme/gone")
     assert not same_path("acme/go/lib", "acme/go")
+
+
+def test_a_name_is_matched_exactly_first_then_in_any_letter_case():
+    names = ["Tools", "acme/Widgets", "tools"]
+    assert named_by("acme/widgets", names) == ["acme/Widgets"]
+    assert named_by(" ACME/WIDGETS/", names) == ["acme/Widgets"]
+    # Two local repositories apart by case alone: the exact spelling picks one...
+    assert named_by("tools", names) == ["tools"]
+    assert named_by("Tools", names) == ["Tools"]
+    # ...and any other spelling names both, for the caller to ask which.
+    assert named_by("TOOLS", names) == ["Tools", "tools"]
+    assert named_by("acme/gadgets", names) == []
+    # Case folding, not just lowering: German sharp s is "ss" in any case.
+    assert named_by("STRASSE", ["straße"]) == ["straße"]
