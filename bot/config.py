@@ -22,6 +22,7 @@ from dotenv import dotenv_values
 
 from bot.errors import ConfigError, ConfigFileError
 from bot.forge.origin import plain_text_allowed, redact_urls
+from bot.forge.predicate import named_by
 
 PROVIDERS = ("anthropic", "claude-local", "none")
 MARKDOWN_SCOPES = ("site", "all")
@@ -121,8 +122,14 @@ class Config:
     subprocess_env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def interval_for(self, source: str) -> float:
-        """Return the refresh interval of one source, in seconds."""
-        return self.source_intervals.get(source, self.refresh_interval)
+        """Return the refresh interval of one source, in seconds.
+
+        A key names the source as a name does anywhere else: letter case aside, unless one is
+        spelled exactly as the source is. Of keys apart by letter case alone and none exact,
+        the shortest interval holds: refreshing sooner than asked loses nothing.
+        """
+        keys = named_by(source, self.source_intervals)
+        return min((self.source_intervals[k] for k in keys), default=self.refresh_interval)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from bot.answer.outcome import Outcome
 from bot.answer.providers import build_composer
 from bot.config import Config
 from bot.errors import Busy, EmptyIndexError, ProviderError, StoreError, UsageError
+from bot.forge.predicate import named_by
 from bot.index import catalog, records
 from bot.index.catalog import SourceState
 from bot.index.embedder import Embedder, packaged_embedder
@@ -184,14 +185,15 @@ class Engine:
         return await catalog.sources(self.store)
 
     async def unmatched_intervals(self) -> list[str]:
-        """Names in ``sources.refresh_intervals`` that no known source is called.
+        """Names in ``sources.refresh_intervals`` that no known source is called, in any case.
 
         Sources are discovered at run time (a GitLab project may appear tomorrow), so a name
         is checked against what the index knows, not refused when the file is read. Nothing
         is reported while no source is known at all.
         """
-        known = {s.name for s in await catalog.sources(self.store)}
-        return sorted(set(self.config.source_intervals) - known) if known else []
+        known = [s.name for s in await catalog.sources(self.store)]
+        keys = self.config.source_intervals
+        return sorted(k for k in keys if not named_by(k, known)) if known else []
 
     async def unmatched_interval_warnings(self) -> list[str]:
         """One sentence for each name ``unmatched_intervals`` finds, with the closest known name."""

@@ -203,6 +203,13 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "never index this" --retrieval-only --json`
     Then a passage comes from "secrets"
 
+  Scenario: A refresh interval names its source in any letter case
+    Given the configuration sets the refresh interval of "WIDGETS" to "1m"
+    And the index has been built
+    When I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And nothing is said on standard error
+
   Scenario: A refresh interval for a source that does not exist is named in a warning
     Given the configuration sets the refresh interval of "widgest" to "1m"
     And the index has been built

@@ -297,7 +297,7 @@ def test_a_refresh_interval_for_no_source_is_a_warning_naming_it(configured, cap
     config = configured / "phpbotscout.toml"
     config.write_text(
         config.read_text()
-        + '[sources.refresh_intervals]\nwidgets = "1h"\nwidgest = "1m"\nzzz = "1d"\n'
+        + '[sources.refresh_intervals]\nWidgets = "1h"\nwidgest = "1m"\nzzz = "1d"\n'
     )
     code, out, err = run(capsys, "index", "build", "--json")
     assert code == 0

@@ -16,7 +16,7 @@ async def test_due_only_refreshes_just_the_sources_past_their_interval(tmp_path:
     raw = {
         "sources": {
             "local": [str(tmp_path / "estate")],
-            "refresh_intervals": {"fast": "1m"},
+            "refresh_intervals": {"FAST": "1m"},  # a name in any letter case
         },
         "index": {"path": str(tmp_path / "index.sqlite"), "refresh_interval": "1d"},
     }

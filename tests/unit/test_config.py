@@ -127,6 +127,16 @@ def test_a_year_is_the_longest_duration_allowed(tmp_path):
     assert loaded.refresh_interval == loaded.site_check_interval == 365 * 86400.0
 
 
+def test_a_refresh_interval_names_its_source_in_any_letter_case_the_exact_key_first(tmp_path):
+    text = '[sources]\nlocal = ["."]\n[index]\nrefresh_interval = "1d"\n'
+    text += '[sources.refresh_intervals]\n"My-Org/Tools" = "1h"\nTOOLS = "2h"\nTools = "3h"\n'
+    loaded = _load(tmp_path, text)
+    assert loaded.interval_for("my-org/tools") == 3600.0
+    assert loaded.interval_for("Tools") == 3 * 3600.0  # spelled exactly as one key is
+    assert loaded.interval_for("tools") == 2 * 3600.0  # of keys apart by case, the shortest
+    assert loaded.interval_for("my-org/other") == 86400.0
+
+
 @pytest.mark.parametrize(
     ("value", "seconds"),
     [
