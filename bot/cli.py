@@ -238,12 +238,24 @@ def _print_build_summary(report: RefreshReport, out: Console) -> None:
 async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Console) -> int:
     """Print every candidate source's verdict."""
     states = await engine.sources()
+    failure = await engine.listing_failure()
+    failed = (
+        render.listing_failure_text(failure, engine.config.gitlab_api_url, states)
+        if failure is not None
+        else None
+    )
     if args.json:
         _print_json(render.sources_json(states))
+        if failed is not None:  # on standard error: the JSON stays the list it always was
+            print(render.terminal_safe(f"warning: {failed}"), file=sys.stderr)
         await _warn_unmatched_intervals(engine)
         return 0
     if not states:
-        out.print("No sources known yet. Run 'python -m bot.cli index build' to discover them.")
+        out.print(
+            f"No sources known yet. {_shown(failed)}"
+            if failed is not None
+            else "No sources known yet. Run 'python -m bot.cli index build' to discover them."
+        )
         return 0
     # A failed refresh and a failed release lookup decide what of a source is indexed as its
     # verdict does (an admitted source whose first clone failed holds nothing; code is held
@@ -264,6 +276,8 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
         shown = [cells[n] for cells in problems.values()]
         table.add_row(_shown(s.name), s.verdict, s.clause, _shown(s.detail), *shown)
     out.print(table)
+    if failed is not None:
+        out.print(f"[red]listing failed[/red]: {_shown(failed)}")
     await _warn_unmatched_intervals(engine)
     return 0
 

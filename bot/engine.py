@@ -184,6 +184,17 @@ class Engine:
         """Every candidate source with its verdict and the clause that decided it."""
         return await catalog.sources(self.store)
 
+    async def listing_failure(self) -> catalog.ListingFailure | None:
+        """The GitLab group listing the last build could not make, and what it said, if any.
+
+        Only a listing of the group configured now counts: with no group, or another one,
+        nothing of the group that failed is missing any more.
+        """
+        failure = await catalog.listing_failure(self.store)
+        if failure is None or failure.group != self.config.gitlab_group:
+            return None
+        return failure
+
     async def unmatched_intervals(self) -> list[str]:
         """Names in ``sources.refresh_intervals`` that no known source is called, in any case.
 

@@ -116,6 +116,10 @@ async def refresh(
             candidates += await gitlab.discover()
             known_forge = await gitlab.known_names()
         await writer.record_verdicts(store, candidates)
+        if gitlab is not None:
+            # What a failed listing said outlives the build that printed it: index sources
+            # shows it beside verdicts that are, for that group, the ones from before (or none).
+            await writer.record_listing(store, gitlab.group, gitlab.discovery.error)
         # After the verdicts are recorded, so `index sources` shows the ones just decided (the
         # unknown name's message points there), and before anything is cleared or deleted, so a
         # refused run changes nothing else.

@@ -13,7 +13,7 @@ from typing import Any
 from bot.answer.backlog import GapGroup
 from bot.answer.outcome import Citation, Outcome
 from bot.engine import Retrieval, SourceStatus
-from bot.index.catalog import SourceState
+from bot.index.catalog import ListingFailure, SourceState
 from bot.index.retriever import Result
 from bot.refresh import RefreshReport
 from bot.unseen import UNSEEN_CLASS, escaped, visible
@@ -387,6 +387,29 @@ def problems_text(state: SourceState) -> str:
     if state.release_error:
         parts.append(f"release: {state.release_error}")  # it says where the code stays
     return "; ".join(p for p in parts if p)
+
+
+def listing_failure_text(
+    failure: ListingFailure, api_url: str, states: Sequence[SourceState]
+) -> str:
+    """Why GitLab's projects are missing or old in ``index sources``, and what puts it right.
+
+    A build run again unchanged fails the same way, so the advice is what the failed listing
+    said and where to look, and only then to build again.
+    """
+    known = any(s.origin == "gitlab" for s in states)
+    held = (
+        "its projects are shown as the last listing that worked decided them"
+        if known
+        else "none of its projects is known yet"
+    )
+    return (
+        f"GitLab's listing of {failure.group} failed in the last build "
+        f"({when_text(failure.failed_at)}), so {held}: {failure.error.rstrip('.')}. "
+        f"Running the build again fails the same way until that is put right: check "
+        f"gitlab.url.api (now {api_url}), GITLAB_TOKEN, and that GitLab can be reached from "
+        "here, then run 'python -m bot.cli index build' again."
+    )
 
 
 def _unresolved_consequence(state: SourceState) -> str:

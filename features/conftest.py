@@ -146,6 +146,11 @@ def output_says(world: World, text: str) -> None:
     assert " ".join(text.split()) in " ".join(world.stdout.split()), world.stdout
 
 
+@then(parsers.parse('the output does not say "{text}"'))
+def output_does_not_say(world: World, text: str) -> None:
+    assert " ".join(text.split()) not in " ".join(world.stdout.split()), world.stdout
+
+
 @then("the error is one line")
 def error_is_one_line(world: World) -> None:
     assert len(world.stderr.splitlines()) == 1, world.stderr

@@ -289,6 +289,33 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/handbook" is "admitted" by clause "site"
 
+  Scenario: After a failed first listing, index sources says what it said and what to check
+    Given nothing listens where gitlab.url.api points
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    When I run `python -m bot.cli index sources`
+    Then the exit code is 0
+    And the output says "GitLab's listing of acme failed in the last build"
+    And the output says "none of its projects is known yet"
+    And the output says "GitLab could not be reached for /groups/acme/projects"
+    And the output says "check gitlab.url.api (now http://127.0.0.1:"
+    And the output does not say "to discover them"
+
+  Scenario: After a failed listing, index sources says the verdicts shown are the ones from before, until a listing works
+    Given the index has been built
+    And GitLab answers the group listing with 401
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources`
+    Then the output says "its projects are shown as the last listing that worked decided them"
+    And the output says "GITLAB_TOKEN is missing, wrong or expired"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/handbook" is "admitted" by clause "site"
+    And the error says "GitLab's listing of acme failed in the last build"
+    Given GitLab answers as it should again
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index sources`
+    Then the output does not say "listing of acme failed"
+
   Scenario: A rate limit stops the build with a clear message
     Given the forge rate-limits every request
     When I run `python -m bot.cli index build`

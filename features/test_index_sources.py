@@ -264,6 +264,11 @@ def refuses_listing(forge: FakeGitLab, status: int) -> None:
     forge.rules.append(Rule(r"/groups/[^/]+/projects$", status=status))
 
 
+@given("GitLab answers as it should again")
+def answers_again(forge: FakeGitLab) -> None:
+    forge.rules.clear()
+
+
 @given(parsers.parse("GitLab answers git with {status:d}"))
 def refuses_git(forge: FakeGitLab, status: int) -> None:
     forge.rules.append(Rule(r"\.git/", status=status))

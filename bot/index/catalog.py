@@ -54,6 +54,21 @@ class SourceState:
         return age is None or age > interval
 
 
+@dataclass(frozen=True, slots=True)
+class ListingFailure:
+    """The last GitLab group listing, when it failed: the group, what it said, and when."""
+
+    group: str
+    error: str
+    failed_at: str
+
+
+async def listing_failure(store: Store) -> ListingFailure | None:
+    """The failed listing the last build left standing, or ``None`` if the last one worked."""
+    row = await store.fetchone("SELECT grp, error, failed_at FROM listing_failure")
+    return ListingFailure(row[0], row[1], row[2]) if row else None
+
+
 _SOURCES_SQL = """
 SELECT s.name, s.origin, s.location, s.verdict, s.clause, s.detail, s.web_url, s.site_url,
        s.default_branch, s.branch_commit, s.release_tag, s.release_commit, s.corpus_version,

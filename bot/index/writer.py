@@ -91,6 +91,22 @@ async def record_verdicts(store: Store, candidates: Iterable[Candidate]) -> None
         )
 
 
+async def record_listing(store: Store, group: str, error: str | None) -> None:
+    """Remember a failed listing of ``group`` and what it said, or forget it once one works."""
+    async with store.write() as conn:
+        if error is None:
+            await conn.execute("DELETE FROM listing_failure")
+            return
+        await conn.execute(
+            """
+            INSERT INTO listing_failure (id, grp, error, failed_at) VALUES (1, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET
+                grp = excluded.grp, error = excluded.error, failed_at = excluded.failed_at
+            """,
+            (group, error, now()),
+        )
+
+
 async def write_source(store: Store, plan: SourcePlan) -> None:
     """Replace one source's documents with ``plan`` in a single transaction."""
     stamp = now()

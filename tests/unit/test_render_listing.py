@@ -1,0 +1,32 @@
+"""What index sources says about a GitLab listing the last build could not make."""
+
+from datetime import UTC, datetime, timedelta
+
+from bot.index.catalog import ListingFailure
+from bot.render import listing_failure_text
+from tests.unit.test_discord_format import state
+
+API = "https://gitlab.example.org/api/v4"
+
+
+def failure(
+    error: str = "401 Unauthorized: GITLAB_TOKEN is missing, wrong or expired.",
+) -> ListingFailure:
+    an_hour_ago = (datetime.now(UTC) - timedelta(hours=1, seconds=5)).isoformat()
+    return ListingFailure("acme", error, an_hour_ago)
+
+
+def test_the_advice_is_what_the_listing_said_and_where_to_look_before_building_again():
+    text = listing_failure_text(failure(), API, [])
+    assert text.startswith("GitLab's listing of acme failed in the last build (1h ago)")
+    assert "none of its projects is known yet" in text
+    assert "GITLAB_TOKEN is missing, wrong or expired. Running the build again" in text  # one stop
+    assert f"check gitlab.url.api (now {API}), GITLAB_TOKEN" in text
+    assert text.endswith("then run 'python -m bot.cli index build' again.")
+
+
+def test_gitlab_sources_already_known_are_said_to_be_the_ones_from_before():
+    local_only = listing_failure_text(failure(), API, [state("handbook")])
+    assert "none of its projects is known yet" in local_only  # a local source is not GitLab's
+    known = listing_failure_text(failure(), API, [state("acme/handbook", origin="gitlab")])
+    assert "its projects are shown as the last listing that worked decided them" in known
