@@ -409,8 +409,6 @@ async def cmd_serve(config: Config) -> int:
 
 
 async def _run(args: argparse.Namespace, config: Config) -> int:
-    if args.command == "bench":
-        return await cmd_bench(args)
     if args.command == "serve":
         return await cmd_serve(config)
     name = args.command + (f" {args.index_command}" if args.command == "index" else "")
@@ -511,6 +509,11 @@ def _main(argv: Sequence[str] | None) -> int:
         logging.getLogger(chatty).setLevel(logging.WARNING)
     wants_json = bool(getattr(args, "json", False))
     try:
+        if args.command == "bench":
+            # bench builds a temporary index with settings of its own, from its options, and
+            # reads no configuration: a broken phpbotscout.toml where it runs is no concern
+            # of a measurement that never uses it.
+            return event_loop.run(cmd_bench(args), fast=False, stop_on_term=True)
         config = config_module.load(
             args.config, config_module.environment(os.environ, Path.cwd()), Path.cwd()
         )

@@ -93,3 +93,17 @@ Feature: Measuring retrieval with the benchmark
     Then the exit code is 0
     And the output says "not indexed, so its questions count as misses: gadgets"
     And the log says "refresh of gadgets failed"
+
+  Scenario: A broken configuration file in the working directory does not stop the benchmark
+    Given a git repository "widgets" holding "README.md":
+      """
+      # Widgets
+      """
+    And a questions file:
+      """
+      {"id": "q1", "band": "unanswerable", "question": "who wrote widgets?", "expected": [], "note": ""}
+      """
+    And a phpbotscout.toml that is not TOML
+    When I run `python -m bot.cli bench questions.jsonl --repos estate --json`
+    Then the exit code is 0
+    And question "q1" has a top score

@@ -20,6 +20,11 @@ def questions_file(world: World, docstring: str) -> None:
     (world.root / "questions.jsonl").write_text(docstring + "\n")
 
 
+@given("a phpbotscout.toml that is not TOML")
+def broken_configuration(world: World) -> None:
+    (world.root / "phpbotscout.toml").write_text("[index\npath = \n")
+
+
 @then(parsers.parse("the docs band has hit@8 of {value:f}"))
 def docs_hit(world: World, value: float) -> None:
     assert world.json()["bands"]["docs"]["hit@8"] == value

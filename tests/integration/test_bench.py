@@ -138,3 +138,18 @@ def test_a_repository_that_fails_to_index_is_named_in_the_terminal_output(estate
     assert "not indexed, so its questions count as misses: broken" in out
     assert main(["bench", str(questions), "--repos", str(estate), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["build"]["failed_sources"] == ["broken"]
+
+
+def test_bench_reads_no_configuration_so_a_broken_one_does_not_stop_it(
+    estate, tmp_path, capsys, monkeypatch
+):
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(GOOD)
+    broken = "[index\npath = \n"  # not TOML: every command that reads it is refused
+    (tmp_path / "phpbotscout.toml").write_text(broken)
+    elsewhere = tmp_path / "elsewhere.toml"
+    elsewhere.write_text('[answer]\nprovider = "no such provider"\n')
+    monkeypatch.setenv("PHPBOTSCOUT_CONFIG", str(elsewhere))
+    assert main(["bench", str(questions), "--repos", str(estate), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bands"]["docs"]["n"] == 1
+    assert main(["index", "status"]) == 2  # the same file stops a command that reads it
