@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from dotenv import dotenv_values
 
@@ -517,7 +517,21 @@ def _anthropic_base_url(env: Mapping[str, str]) -> str | None:
     if not value:
         return None
     # The anthropic provider sends the key there, and a claude binary inherits the variable.
-    return _token_url("ANTHROPIC_API_KEY")("ANTHROPIC_BASE_URL", value)
+    url = _token_url("ANTHROPIC_API_KEY")("ANTHROPIC_BASE_URL", value)
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    if path.lower().endswith("/v1"):
+        # Both clients add /v1/messages themselves, so every question would be sent to
+        # .../v1/v1/messages and find nothing: refused here rather than at the first question.
+        root = urlunsplit(parts._replace(path=path[: -len("/v1")]))
+        raise ConfigError(
+            "ANTHROPIC_BASE_URL",
+            redact_urls(url),
+            "an address that stops before /v1, which the client adds itself (with /messages), "
+            "so with it every question would go to /v1/v1/messages and find nothing; set it to "
+            f"{redact_urls(root)} instead",
+        )
+    return url
 
 
 def data_dir(env: Mapping[str, str]) -> Path:

@@ -162,7 +162,7 @@ Feature: Asking a question
     And the documentation-gap backlog is empty
 
   Scenario: An API address with no Messages API behind it points at the address, not the model
-    Given the API's address has "/v1" at its end
+    Given the API's address has "/no-api-here" at its end
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
     Then the exit code is 1
     And the error kind is "provider"
@@ -170,6 +170,21 @@ Feature: Asking a question
     And the error message says "check ANTHROPIC_BASE_URL if it is set (the client adds /v1/messages to it)"
     And "answer.model" appears nowhere in the output
     And the documentation-gap backlog is empty
+
+  Scenario Outline: An API address that ends in /v1 is refused before any question, saying what to set
+    Given the API's address has "<suffix>" at its end
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 2
+    And the error kind is "config"
+    And the error message says "'ANTHROPIC_BASE_URL' has value 'http://127.0.0.1:"
+    And the error message says "every question would go to /v1/v1/messages"
+    And the error message says to set the API's address without "/v1"
+    And the model was not asked
+
+    Examples:
+      | suffix |
+      | /v1    |
+      | /v1/   |
 
   Scenario: A password in the API's address is refused, and never shown
     Given the API's address carries the password "PASSWORD"

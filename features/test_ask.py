@@ -227,6 +227,12 @@ def error_kind(world, kind):
     assert world.json()["error"]["kind"] == kind
 
 
+@then(parsers.parse('the error message says to set the API\'s address without "{suffix}"'))
+def error_says_address_without(world, fake_anthropic, suffix):
+    assert not fake_anthropic.url.endswith(suffix)
+    assert f"set it to {fake_anthropic.url} instead" in world.json()["error"]["message"]
+
+
 @then(parsers.parse('the error message says "{text}"'))
 def error_message_says(world, text):
     assert text in world.json()["error"]["message"]

@@ -200,8 +200,9 @@ def _status_error(exc: anthropic.APIStatusError, model: str) -> ProviderError:
     elif isinstance(exc, anthropic.InternalServerError):
         advice = "The API is failing or overloaded even after retrying: ask again later."
     elif isinstance(exc, anthropic.NotFoundError) and "model" not in said.lower():
-        # An unknown model is one 404; an address with no Messages API behind it (a base URL
-        # that already ends in /v1, say) is the other, and answer.model cannot mend that.
+        # An unknown model is one 404; an address with no Messages API behind it (a proxy's
+        # path mistyped, say; a trailing /v1 is refused when the configuration is read) is
+        # the other, and answer.model cannot mend that.
         advice = _quoted(said) + (
             "Nothing answers at that address: check ANTHROPIC_BASE_URL if it is set (the "
             "client adds /v1/messages to it), otherwise ask again later."

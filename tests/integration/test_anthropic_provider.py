@@ -416,3 +416,25 @@ def test_a_password_in_the_base_url_is_refused_before_anything_is_sent(tmp_path,
         answer_config(tmp_path, estate, "anthropic", env=anthropic_env(with_password))
     assert "PASSWORD" not in str(caught.value)
     assert fake_anthropic.received == []
+
+
+@pytest.mark.parametrize("suffix", ["/v1", "/v1/"])
+async def test_a_base_url_ending_in_v1_is_refused_before_anything_is_sent(
+    tmp_path, fake_anthropic, suffix
+):
+    estate = make_estate(tmp_path / "estate")
+    # The SDK adds /v1/messages to the address, so this one would ask /v1/v1/messages: a 404
+    # at the first question. It is refused when the configuration is read, with the fix.
+    with pytest.raises(ConfigError) as caught:
+        answer_config(tmp_path, estate, "anthropic", env=anthropic_env(fake_anthropic.url + suffix))
+    message = str(caught.value)
+    assert message.startswith("environment variable 'ANTHROPIC_BASE_URL' has value"), message
+    assert "/v1/v1/messages" in message and f"set it to {fake_anthropic.url} instead" in message
+    assert caught.value.exit_code == 2
+    assert fake_anthropic.received == []
+    # The same address without /v1 is the one that works.
+    fake_anthropic.script(citing("Set `frobnication.depth` to seven.", "Tuning the frobnicator"))
+    config = answer_config(tmp_path, estate, "anthropic", env=anthropic_env(fake_anthropic.url))
+    async with await open_indexed(config) as engine:
+        assert (await engine.ask(QUESTION)).kind == "answered"
+    assert [r.path for r in fake_anthropic.received] == ["/v1/messages"]

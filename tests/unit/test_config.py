@@ -1,4 +1,5 @@
 import os
+import re
 import tomllib
 from pathlib import Path
 
@@ -481,3 +482,23 @@ def test_secrets_are_equal_only_to_the_same_secret():
     assert config.Secret("glpat-a") == config.Secret("glpat-a")
     assert config.Secret("glpat-a") != config.Secret("glpat-b")
     assert config.Secret("glpat-a") != "glpat-a"  # never equal to the bare string it hides
+
+
+@pytest.mark.parametrize(
+    ("url", "instead"),
+    [
+        ("https://proxy.example/anthropic/v1", "https://proxy.example/anthropic"),
+        ("https://proxy.example/anthropic/V1/", "https://proxy.example/anthropic"),
+        ("http://127.0.0.1:8099/v1", "http://127.0.0.1:8099"),
+    ],
+)
+def test_an_anthropic_base_url_ending_in_v1_is_refused_with_the_address_to_set(
+    tmp_path, url, instead
+):
+    env = {"HOME": str(tmp_path), "ANTHROPIC_BASE_URL": url}
+    with pytest.raises(ConfigError, match=rf"set it to {re.escape(instead)} instead") as caught:
+        config.load(None, env, tmp_path / "elsewhere")
+    assert caught.value.exit_code == 2
+    for kept in (instead, instead + "/v1beta", instead + "/v10"):  # only a last /v1 is refused
+        env["ANTHROPIC_BASE_URL"] = kept
+        assert config.load(None, env, tmp_path / "elsewhere").anthropic_base_url == kept
