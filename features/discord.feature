@@ -133,6 +133,17 @@ Feature: Asking in Discord
     Then the reply says "**Last error:** the clone failed because xxx"
     And the reply says "xxx…"
 
+  Scenario: /sources says first that the last GitLab listing failed, what it said and what to check
+    Given GitLab's listing of the group failed in the last build with "GitLab answered HTTP 503"
+    When someone runs /sources
+    Then the reply says "⚠ GitLab's listing of **acme** failed in the last build ("
+    And the reply says "so none of its projects is known yet. It said: GitLab answered HTTP 503."
+    And the reply says "An operator can check `gitlab.url.api`, `GITLAB_TOKEN` and that GitLab can be reached"
+    And the reply says "2 sources: 1 indexed, 1 rejected, 0 unresolved."
+    When someone runs /sources with name "acme/widgets"
+    Then the reply says "No source called **acme/widgets** is known to the index."
+    And the reply says "⚠ GitLab's listing of **acme** failed in the last build ("
+
   Scenario: /status shows freshness, totals and the provider in use
     When someone runs /status
     Then the reply says "**Answers:** anthropic (`claude-haiku-4-5`)"

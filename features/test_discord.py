@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
+from bot.index import writer
 from tests.answering import make_estate
 from tests.discord_bot import BotThread, HeldWrite, bot_config, build_index, wait_for
 from tests.fakes.anthropic_server import FakeAnthropic, citing, tool_call
 from tests.fakes.discord import EPHEMERAL, FakeDiscord, Interaction, Reply
+from tests.fakes.gitlab import FakeGitLab
 from tests.gitrepo import make_repo
 
 scenarios("discord.feature")
@@ -31,13 +33,20 @@ def running(
     root = tmp_path_factory.mktemp("discord-feature")
     estate = make_estate(root / "estate")
     make_repo(estate / "drafts", {"README.md": "# Drafts\n"})
-    extra = {"sources": {"exclude": ["drafts"]}}
-    config = bot_config(root, estate, discord, anthropic_url=_anthropic_server.url, extra=extra)
-    build_index(config)
-    bot = BotThread(config).start()
-    bot.run(bot.service.refresher.settle())
-    yield bot
-    bot.stop()
+    # A GitLab group with no project yet, so that a scenario can say its listing failed.
+    with FakeGitLab(root / "upstream") as forge:
+        forge.feed = ["acme/planned"]  # an empty feed is taken for a broken one
+        extra = {
+            "sources": {"exclude": ["drafts"]},
+            "gitlab": {"group": forge.group, "url": {"api": forge.api}},
+            "index": {"feed": {"url": f"{forge.url}/feed.json"}},
+        }
+        config = bot_config(root, estate, discord, anthropic_url=_anthropic_server.url, extra=extra)
+        build_index(config)
+        bot = BotThread(config).start()
+        bot.run(bot.service.refresher.settle())
+        yield bot
+        bot.stop()
 
 
 @dataclass
@@ -237,6 +246,16 @@ def long_last_error(chat: Chat, request: pytest.FixtureRequest, name: str, size:
 
     chat.bot.run(record("the clone failed because " + "x" * size))
     request.addfinalizer(lambda: chat.bot.run(record(None)))
+
+
+@given(parsers.parse('GitLab\'s listing of the group failed in the last build with "{error}"'))
+def listing_failed(chat: Chat, request: pytest.FixtureRequest, error: str) -> None:
+    # As the build records it; the shared bot's next listing that works would forget it too.
+    store = chat.bot.engine.store
+    group = chat.bot.engine.config.gitlab_group
+    assert group is not None
+    chat.bot.run(writer.record_listing(store, group, error))
+    request.addfinalizer(lambda: chat.bot.run(writer.record_listing(store, group, None)))
 
 
 @given(parsers.parse('the index knows a repository whose name is "{part}" {times:d} times'))

@@ -26,8 +26,9 @@ from bot.discord_format.message import (
     visible_within,
 )
 from bot.engine import SourceStatus
+from bot.forge.origin import redact_urls
 from bot.forge.predicate import named_by
-from bot.index.catalog import SourceState
+from bot.index.catalog import ListingFailure, SourceState
 from bot.render import age_text
 
 SOURCES_PREFIX = "src:page:"
@@ -42,6 +43,9 @@ DETAIL_LIMIT = 500
 ERROR_LIMIT = 800
 NAME_LIMIT = 100
 CLAUSE_LIMIT = 60  # a rule's name (`feed`, `archived`): short, and bounded like all shown text
+# What the failed GitLab listing said: enough for an operator to recognise it, short enough that
+# the notice stays one short paragraph above the list.
+LISTING_ERROR_LIMIT = 400
 
 _PAGE_ID = re.compile(r"src:page:(\d{1,6})")
 
@@ -92,9 +96,39 @@ def _verdict_counts(states: Sequence[SourceState]) -> str:
     )
 
 
-def sources_reply(states: Sequence[SourceState], page: int = 1) -> Reply:
-    """One page of every source's verdict and the clause that decided it."""
+def listing_notice(failure: ListingFailure, states: Sequence[SourceState], now: datetime) -> str:
+    """Why GitLab's projects are missing or out of date in ``/sources``, for a moderator.
+
+    What the listing said is shown as the build recorded it, its addresses redacted once more
+    in case: it names the place that failed, never a token. Configuration is named by its keys
+    only, for an operator to look at; their values are not for the channel.
+    """
+    known = any(s.origin == "gitlab" for s in states)
+    held = (
+        "its projects are listed as the last listing that worked left them: one added since is "
+        "missing, one removed since is still listed"
+        if known
+        else "none of its projects is known yet"
+    )
+    group = escaped_within(failure.group, NAME_LIMIT)
+    said = escaped_within(redact_urls(failure.error).rstrip(". "), LISTING_ERROR_LIMIT)
+    return (
+        f"⚠ GitLab's listing of **{group}** failed in the last build "
+        f"({_ago(failure.failed_at, now)}), so {held}. It said: {said}. An operator can check "
+        "`gitlab.url.api`, `GITLAB_TOKEN` and that GitLab can be reached, then build the "
+        "index again."
+    )
+
+
+def sources_reply(states: Sequence[SourceState], page: int = 1, notice: str = "") -> Reply:
+    """One page of every source's verdict and the clause that decided it.
+
+    ``notice`` (``listing_notice``), when the last GitLab listing failed, comes first: without
+    it the list looks complete when it is not.
+    """
     if not states:
+        if notice:
+            return Reply(f"No sources are known yet.\n\n{notice}")
         return Reply(
             "No sources are known yet: nothing has been discovered. An operator builds the "
             "index with `python -m bot.cli index build`."
@@ -105,6 +139,8 @@ def sources_reply(states: Sequence[SourceState], page: int = 1) -> Reply:
     lines = [_listed(s) for s in shown]
     title = "Sources" + (f" — page {page} of {pages}" if pages > 1 else "")
     content = _verdict_counts(states) + " `/sources name:` explains one of them."
+    if notice:
+        content = f"{notice}\n\n{content}"
     buttons: tuple[Button, ...] = ()
     if pages > 1:
         buttons = (
@@ -143,19 +179,25 @@ def _explain(state: SourceState) -> str:
     )
 
 
-def source_reply(name: str, states: Sequence[SourceState], now: datetime) -> Reply:
+def source_reply(
+    name: str, states: Sequence[SourceState], now: datetime, notice: str = ""
+) -> Reply:
     """Why one repository is, or is not, indexed; close names when none is called that.
 
     The name is matched as ``index build --source`` and the push webhook match it: letter
-    case aside, unless it is spelled exactly as one source is.
+    case aside, unless it is spelled exactly as one source is. ``notice`` (``listing_notice``)
+    is shown for a name no source has and for a GitLab project, whose verdict a failed listing
+    has left as it was; a repository on disk owes nothing to the listing.
     """
     found = named_by(name, [s.name for s in states])
     if not found:
-        return _unknown_source(name, states)
+        return _unknown_source(name, states, notice)
     if found[1:]:
         return _several_sources(name, found)
     state = next(s for s in states if s.name == found[0])
     lines = [_explain(state), ""]
+    if notice and state.origin == "gitlab":
+        lines = [notice, "", *lines]  # first, where fit_lines never leaves it out
     facts = [
         ("Where", escaped_within(state.location, DETAIL_LIMIT)),
         ("Project", link(state.web_url, state.web_url) if state.web_url else ""),
@@ -180,11 +222,13 @@ def _several_sources(name: str, found: Sequence[str]) -> Reply:
     )
 
 
-def _unknown_source(name: str, states: Sequence[SourceState]) -> Reply:
+def _unknown_source(name: str, states: Sequence[SourceState], notice: str) -> Reply:
     names = [s.name for s in states]
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     shown = [f"**{escaped_within(n, NAME_LIMIT)}**" for n in (name, *close)]
     parts = [f"No source called {shown[0]} is known to the index."]
+    if notice:
+        parts.append(notice)  # the likeliest reason a GitLab project is absent, so it comes next
     if close:
         parts.append("Did you mean " + ", ".join(shown[1:]) + "?")
     parts.append(

@@ -26,6 +26,7 @@ from bot.discord_format.answers import (
 )
 from bot.discord_format.listings import (
     LISTED_NAME_LIMIT,
+    listing_notice,
     parse_sources_page_id,
     source_reply,
     sources_reply,
@@ -43,7 +44,7 @@ from bot.discord_format.message import (
 )
 from bot.engine import SourceStatus
 from bot.errors import EmptyIndexError, ProviderError, ShuttingDown, StoreError, UsageError
-from bot.index.catalog import SourceState
+from bot.index.catalog import ListingFailure, SourceState
 from bot.index.retriever import Result
 from bot.unseen import visible
 
@@ -535,6 +536,61 @@ def test_one_source_explained_and_an_unknown_one_gets_close_names():
     assert "**Last refreshed:** 1h ago" in embed.description
     unknown = source_reply("acme/publik", [rejected, state("acme/public")], NOW)
     assert "Did you mean **acme/public**" in unknown.content
+
+
+FAILED_LISTING = ListingFailure(
+    "acme",
+    "GitLab could not be reached for /groups/acme/projects through "
+    "https://bot:hunter2@gitlab.example/api/v4?private_token=glpat-secret: connection refused.",
+    "2026-11-30T09:00:00+00:00",
+)
+
+
+def test_a_failed_listing_is_said_first_with_what_it_said_and_when_and_no_credential():
+    project = state("acme/widgets", origin="gitlab", clause="public")
+    notice = listing_notice(FAILED_LISTING, [project, state("tools")], NOW)
+    listed = sources_reply([project, state("tools")], notice=notice)
+    assert listed.content.startswith(
+        "⚠ GitLab's listing of **acme** failed in the last build (3h ago)"
+    )
+    assert "listed as the last listing that worked left them" in listed.content
+    assert "It said: GitLab could not be reached for /groups/acme/projects through " in notice
+    # Escaped as all shown text is: the redacted address and the error's own full stop.
+    assert "https\\://\\*\\*\\*@gitlab.example/api/v4?\\*\\*\\*\\: connection refused. An" in notice
+    assert "hunter2" not in notice and "glpat" not in notice
+    assert "`gitlab.url.api`, `GITLAB_TOKEN`" in notice
+    assert listed.content.endswith(
+        "2 sources: 2 indexed, 0 rejected, 0 unresolved. `/sources name:` explains one of them."
+    )
+    nothing = sources_reply([], notice=listing_notice(FAILED_LISTING, [], NOW))
+    assert "none of its projects is known yet" in nothing.content
+    assert "nothing has been discovered" not in nothing.content
+
+
+def test_one_source_shows_a_failed_listing_when_it_is_absent_or_from_gitlab_only():
+    project = state("acme/widgets", origin="gitlab", clause="public")
+    states = [project, state("tools")]
+    notice = listing_notice(FAILED_LISTING, states, NOW)
+    absent = source_reply("acme/gadgets", states, NOW, notice).content
+    assert absent.startswith("No source called **acme/gadgets** is known to the index.\n\n⚠ ")
+    [embed] = source_reply("acme/widgets", states, NOW, notice).embeds
+    assert embed.description.startswith("⚠ GitLab's listing of **acme** failed")
+    [embed] = source_reply("tools", states, NOW, notice).embeds
+    assert "GitLab" not in embed.description
+
+
+def test_a_huge_listing_error_is_cut_short_and_every_reply_stays_within_limits():
+    failure = replace(FAILED_LISTING, group="g" * 300, error="`@everyone` " * 2000)
+    states = [state(f"acme/p{n:02d}", origin="gitlab") for n in range(12)]
+    notice = listing_notice(failure, states, NOW)
+    assert discord_len(notice) < 1000
+    for reply in (
+        sources_reply(states, 2, notice),
+        source_reply("acme/p01", states, NOW, notice),
+        source_reply("x" * 200, states, NOW, notice),
+    ):
+        assert_within_limits(reply)
+        assert notice in reply.content + "".join(e.description for e in reply.embeds)
 
 
 def test_two_sources_apart_by_letter_case_alone_are_told_apart_by_the_exact_spelling():
