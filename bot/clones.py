@@ -16,7 +16,8 @@ waiting a while for another process (an index build, or serve refreshing) to fin
 Without it, the sweep of leftovers would delete the other process's clone in progress.
 
 Everything here is blocking (git subprocesses); the refresh runs it in threads, at most two at
-once.
+once. A stopping run ends the git commands talking to the forge at once (``stop``) rather than
+waiting for a clone or fetch to finish (``bot.git_process``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from urllib.parse import quote, unquote
 import git
 
 from bot.errors import ForgeError, RateLimited, SourceError
+from bot.git_process import GitChildren
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +74,8 @@ LOCK_WAIT = 300.0  # seconds to wait for another process working in the same clo
 LOW_SPEED_LIMIT = 1000
 LOW_SPEED_TIME = 30
 GIT_TIMEOUT = 600.0
-# git's words for a transfer it gave up on as too slow, and GitPython's for a command it killed.
+# git's words for a transfer it gave up on as too slow.
 _STALLED = ("operation too slow", "curl 28")
-_KILLED = ("did not complete in", "process killed because it timed out")
 
 
 class ForgeUnreachable(ForgeError):
@@ -198,6 +199,7 @@ class Clones:
         self._low_speed_time = LOW_SPEED_TIME if low_speed_time is None else low_speed_time
         self._lock_wait = LOCK_WAIT if lock_wait is None else lock_wait
         self._lock: int | None = None
+        self._children = GitChildren()
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -297,28 +299,26 @@ class Clones:
 
         Raises:
             ForgeUnreachable: the transfer stalled, or the command ran out of time.
+            GitStopped: the run is stopping (``stop``).
             git.exc.GitCommandError: git failed otherwise.
         """
-        runner = git.cmd.Git(str(cwd) if cwd else None)
         stall = (
             f"http.lowSpeedLimit={LOW_SPEED_LIMIT}",
             f"http.lowSpeedTime={self._low_speed_time}",
         )
         command = ["git", "-c", stall[0], "-c", stall[1], *args]
         verb = next((a for a in args if a in ("ls-remote", "fetch", "clone")), "git")
-        try:
-            out = runner.execute(
-                command, env=self._env, kill_after_timeout=self._timeout, stdout_as_string=True
+        # git's messages in English whatever the machine's locale: they are read below.
+        env = {**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **self._env}
+        ran = self._children.run(command, cwd=cwd, env=env, timeout=self._timeout)
+        if ran.timed_out:
+            log.warning("git %s was killed after %g s without finishing", verb, self._timeout)
+            raise ForgeUnreachable(
+                f"git {verb} did not finish within {self._timeout:g} s and was stopped; the "
+                "clone, if any, is kept. Try again later."
             )
-        except git.exc.GitCommandError as exc:
-            text = f"{exc.stderr} {exc.stdout}".lower()
-            if any(marker in text for marker in _KILLED):
-                log.warning("git %s was killed after %g s without finishing", verb, self._timeout)
-                raise ForgeUnreachable(
-                    f"git {verb} did not finish within {self._timeout:g} s and was stopped; the "
-                    "clone, if any, is kept. Try again later."
-                ) from None
-            if any(marker in text for marker in _STALLED):
+        if ran.status != 0:
+            if any(marker in f"{ran.stderr} {ran.stdout}".lower() for marker in _STALLED):
                 log.warning(
                     "git %s gave up: the forge sent under %d bytes/s for %d s",
                     verb,
@@ -329,9 +329,18 @@ class Clones:
                     f"the repository stalled: GitLab sent under {LOW_SPEED_LIMIT} bytes/s for "
                     f"{self._low_speed_time} s, so git {verb} gave up; the clone, if any, is "
                     "kept. Try again later."
-                ) from None
-            raise
-        return str(out)
+                )
+            raise git.exc.GitCommandError(command, ran.status, ran.stderr.rstrip("\n"), ran.stdout)
+        return ran.stdout.removesuffix("\n")
+
+    def stop(self, *, kill: bool = False) -> int:
+        """End the git commands talking to the forge for this run, and start no more.
+
+        SIGTERM to each command and what it started, or SIGKILL with ``kill``; a clone ended
+        part-way is removed by the thread that ran it, and an existing clone is left as it
+        was (a fetch updates its refs only once complete). Returns how many were running.
+        """
+        return self._children.stop(kill=kill)
 
     def ls_remote(self, url: str, branch: str) -> RemoteRefs:
         """The branch head and tags, in one round trip (protocol v0 advertises everything).

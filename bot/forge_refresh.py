@@ -27,9 +27,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any, TypeVar
 
 from bot.clones import Clones, CloneState, RemoteRefs
 from bot.config import Config
@@ -60,6 +62,20 @@ from bot.snapshot import GitSnapshot
 log = logging.getLogger(__name__)
 
 FETCH_CONCURRENCY = 2  # repositories fetched at once (indexing is always one at a time)
+# Seconds a stopping run gives git to go after SIGTERM before it kills what is left.
+GIT_STOP_GRACE = 2.0
+T = TypeVar("T")
+
+
+def _forget(threads: set[asyncio.Future[Any]]) -> Callable[[asyncio.Future[Any]], None]:
+    """Drop a finished thread's future, reading its outcome: a stopped run wants none of it."""
+
+    def done(work: asyncio.Future[Any]) -> None:
+        threads.discard(work)
+        if not work.cancelled():
+            work.exception()  # read, so asyncio does not log it as never retrieved
+
+    return done
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +115,7 @@ class GitLabSources:
         self.errors: list[str] = []
         # Known sources the group now lists spelt in other letter case: old name -> new name.
         self.respelled: dict[str, str] = {}
+        self._threads: set[asyncio.Future[Any]] = set()
 
     async def __aenter__(self) -> GitLabSources:
         if self._given_forge is None:
@@ -136,9 +153,39 @@ class GitLabSources:
 
     async def __aexit__(self, *exc_info: object) -> None:
         try:
+            await self._end_git()
             await self._stack.aclose()
         finally:
             self.clones.release()
+
+    async def _in_thread(self, call: Callable[[], T]) -> T:
+        """Run a ``Clones`` call that talks to the forge in a thread the run keeps track of.
+
+        A caller cancelled (the run is stopping) stops waiting at once; the thread goes on
+        until ``_end_git`` has ended its git command.
+        """
+        work = asyncio.ensure_future(asyncio.to_thread(call))
+        self._threads.add(work)
+        work.add_done_callback(_forget(self._threads))
+        return await asyncio.shield(work)
+
+    async def _end_git(self) -> None:
+        """End the git commands still running (the run was stopped) and wait for their threads.
+
+        A clone or fetch would otherwise hold the stop until it finished: minutes for a large
+        repository or a stalled forge. SIGTERM first; SIGKILL to whatever is left after
+        ``GIT_STOP_GRACE``. Waiting for the threads means a clone ended part-way is removed,
+        and the directory is let go of only once nothing works in it.
+        """
+        working = {work for work in self._threads if not work.done()}
+        if not working:
+            return
+        ended = self.clones.stop()
+        log.info("the run is stopping: ended %d git commands talking to the forge", ended)
+        _, left = await asyncio.wait(working, timeout=GIT_STOP_GRACE)
+        if left:
+            self.clones.stop(kill=True)
+            await asyncio.wait(left)
 
     # -- discovery ---------------------------------------------------------------------------
 
@@ -242,7 +289,7 @@ class GitLabSources:
     async def _probe(self, project: Project) -> RemoteRefs | Unknown:
         try:
             url = self.access.url_for(project)
-            return await asyncio.to_thread(self.clones.ls_remote, url, project.branch)
+            return await self._in_thread(partial(self.clones.ls_remote, url, project.branch))
         except RateLimited:
             raise
         except SourceError as exc:
@@ -338,7 +385,7 @@ class GitLabSources:
             url = self.access.url_for(project)
             refs = fc.refs
             if refs is None:  # discovery could not probe it; try once more
-                refs = await asyncio.to_thread(self.clones.ls_remote, url, project.branch)
+                refs = await self._in_thread(partial(self.clones.ls_remote, url, project.branch))
             if refs.head is None:
                 raise SourceError(f"the default branch {project.branch} is not in the repository")
             state = await catalog.source(self.store, name)
@@ -363,14 +410,16 @@ class GitLabSources:
             )
             clone = None
             if not unchanged:
-                clone = await asyncio.to_thread(
-                    self.clones.sync,
-                    name,
-                    url,
-                    project.branch,
-                    tag,
-                    commit,
-                    keep_tags=held is not None,
+                clone = await self._in_thread(
+                    partial(
+                        self.clones.sync,
+                        name,
+                        url,
+                        project.branch,
+                        tag,
+                        commit,
+                        keep_tags=held is not None,
+                    )
                 )
             return _Fetched(fc, state, refs.head, tag, held, error, clone)
         except RateLimited:

@@ -11,7 +11,8 @@ in the request log. The git side runs the real
 so clones and fetches are git talking to git.
 
 Every request is logged with the headers that matter, and rules inject failures: a status
-(429 with ``Retry-After``, 500, 503...), a delay, on a path pattern, a number of times.
+(429 with ``Retry-After``, 500, 503...), a delay, or a hold until the test lets go, on a path
+pattern, a number of times.
 """
 
 from __future__ import annotations
@@ -96,6 +97,11 @@ class Rule:
     body: str | None = None  # served instead of the injected message, as text/html
     times: int | None = None  # apply this many times, then stop (None: always)
     skip: int = 0  # let this many matching requests through first
+    # A request it applies to sets ``arrived``, then, with ``release`` given, waits for it to
+    # be set before anything else: a transfer held open under the test's control. Leaving,
+    # the fake sets it, so that no request waits for ever.
+    arrived: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event | None = None
     seen: int = 0
 
     def applies(self, path: str) -> bool:
@@ -219,6 +225,9 @@ class FakeGitLab:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        for rule in self.rules:
+            if rule.release is not None:
+                rule.release.set()
         self.server.stop()
 
     # -- the application ---------------------------------------------------------------------
@@ -248,6 +257,9 @@ class FakeGitLab:
                     hit = rule.applies(request.path)
                 if not hit:
                     continue
+                rule.arrived.set()
+                if rule.release is not None:
+                    await asyncio.to_thread(rule.release.wait)
                 if rule.delay:
                     await asyncio.sleep(rule.delay)
                 if rule.status is not None:

@@ -7,6 +7,7 @@ import contextlib
 import os
 import shutil
 import stat
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from tests.fakes.estate import (
 from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
 from tests.gitrepo import commit, git, make_repo
 from tests.integration.conftest import TOKEN
+from tests.processes import descendants
 
 GUIDE = "# Guide\n\n## Frobnicating\n\nSet the frobnication depth to seven.\n"
 
@@ -781,6 +783,47 @@ async def test_a_git_command_out_of_time_is_killed_with_a_warning(
     assert outcome.status == "failed"
     assert "did not finish within 1 s and was stopped" in (outcome.error or "")
     assert any("was killed" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+async def test_a_refresh_stopped_while_git_clones_and_fetches_ends_git_and_keeps_the_old(
+    tmp_path, fake
+):
+    # A stalled forge, or a large repository: neither transfer ever finishes by itself.
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = await _guide_commit(engine)
+        push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nAnd eight on Fridays.\n"})
+        upstream(fake, "acme/gadgets", {"README.md": "# Gadgets\n", "docs/guide.md": GUIDE})
+        fake.feed.append("acme/gadgets")
+        held = [
+            Rule(rf"{name}\.git/git-upload-pack", release=threading.Event())
+            for name in ("widgets", "gadgets")
+        ]
+        fake.rules = held
+        refreshing = asyncio.create_task(engine.refresh())
+        for rule in held:  # the fetch of widgets and the clone of gadgets are both under way
+            assert await asyncio.to_thread(rule.arrived.wait, 60)
+        git_processes = [p for p in descendants(os.getpid()) if "http-backend" not in p.command]
+        assert any("clone" in p.command for p in git_processes), git_processes
+
+        refreshing.cancel()
+        async with asyncio.timeout(20):  # the stall detection alone would take 30 s
+            with pytest.raises(asyncio.CancelledError):
+                await refreshing
+
+        assert not any(rule.release.is_set() for rule in held if rule.release)
+        assert [p for p in git_processes if p.running()] == []
+        assert sorted(p.name for p in (tmp_path / "clones").iterdir()) == [
+            "+lock",
+            "acme%2Fwidgets",
+        ]
+        widgets = _clone(tmp_path, "acme/widgets")
+        assert git(widgets, "rev-parse", "HEAD") == before
+        assert git(widgets, "status", "--porcelain") == ""
+        fake.rules = []
+        assert await _guide_commit(engine) == before  # the previous index answers on
+        assert await _outcomes(engine) == {"acme/widgets": "indexed", "acme/gadgets": "indexed"}
 
 
 @pytest.mark.parametrize("blocked", ["clones", "clones/+lock"])
