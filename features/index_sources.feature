@@ -368,6 +368,19 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/handbook" is "admitted" by clause "site"
 
+  Scenario: A build stopped by SIGTERM while git clones ends git at once, and the index answers on
+    Given the index has been built
+    And GitLab has a new project "acme/gadgets" whose clone never finishes
+    When I start `python -m bot.cli index build` and send it SIGTERM while git clones "acme/gadgets"
+    Then the exit code is 143
+    And the error says "stopped by SIGTERM: the index is as it was before the interrupted step"
+    And the error is one line
+    And the clone of "acme/gadgets" never finished, and nothing of it is left
+    And no git process the build started is left
+    When I run `python -m bot.cli index status --json`
+    Then the exit code is 0
+    And status of "acme/handbook" names its default branch "main"
+
   Scenario: A feed that lists nothing fails the build and takes nothing away
     Given the index has been built
     And the estate feed lists no project at all

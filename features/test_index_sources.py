@@ -1,15 +1,22 @@
 import json
+import os
+import re
 import shutil
+import signal
 import socket
+import threading
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.cli import main
 from bot.forge.gitlab import FEED_LIMIT
-from features.conftest import World
+from features.conftest import World, cli_arguments
 from tests.fakes.estate import (
     another_process_holding,
     push,
@@ -21,6 +28,8 @@ from tests.fakes.estate import (
 from tests.fakes.gitlab import FakeGitLab, Rule
 from tests.fakes.ssh import HOST_KEY_UNKNOWN, KEY_REFUSED, refusing_ssh
 from tests.gitrepo import git
+from tests.pipes import exited, start_cli
+from tests.processes import Process, descendants
 
 scenarios("index_sources.feature")
 
@@ -294,6 +303,57 @@ def ssh_refused(world: World, monkeypatch: pytest.MonkeyPatch, refusal: str) -> 
 def git_stalls(forge: FakeGitLab, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("bot.clones.LOW_SPEED_TIME", 1)  # give up after 1 s, not 30
     forge.rules.append(Rule(r"\.git/info/refs", delay=8))
+
+
+@dataclass
+class HeldClone:
+    """A clone the fake forge never answers, and the processes of the build it holds."""
+
+    rule: Rule = field(default_factory=lambda: Rule("", release=threading.Event()))
+    processes: list[Process] = field(default_factory=list)
+
+
+@pytest.fixture
+def held_clone() -> HeldClone:
+    return HeldClone()
+
+
+@given(parsers.parse('GitLab has a new project "{path}" whose clone never finishes'))
+def clone_never_finishes(forge: FakeGitLab, held_clone: HeldClone, path: str) -> None:
+    forge_project(forge, "public", path, "with")
+    forge.feed.append(path)
+    held_clone.rule.pattern = rf"^/{re.escape(path)}\.git/git-upload-pack$"
+    forge.rules.append(held_clone.rule)
+
+
+@when(parsers.parse('I start {command} and send it SIGTERM while git clones "{path}"'))
+def terminate_mid_clone(world: World, held_clone: HeldClone, command: str, path: str) -> None:
+    build = start_cli(cli_arguments(command), cwd=world.root)
+    try:
+        # Once the forge has the clone's request, git waits for an answer that never comes.
+        deadline = time.monotonic() + 60
+        while not held_clone.rule.arrived.wait(0.1):  # polls for the build's end, no more
+            assert build.poll() is None, "the build ended before git asked for the clone"
+            assert time.monotonic() < deadline, "git never asked for the clone"
+        held_clone.processes = descendants(build.pid)
+        os.kill(build.pid, signal.SIGTERM)
+    finally:
+        # Well within the 30 s after which git would give up on the stalled clone by itself.
+        world.code, world.stderr = exited(build, "stop on SIGTERM while git clones", timeout=15)
+
+
+@then(parsers.parse('the clone of "{path}" never finished, and nothing of it is left'))
+def clone_left_nothing(world: World, held_clone: HeldClone, path: str) -> None:
+    assert held_clone.rule.release is not None and not held_clone.rule.release.is_set()
+    left = sorted(p.name for p in (world.root / "clones").iterdir())
+    assert quote(path, safe="") not in left
+    assert [name for name in left if name.startswith("+") and name != "+lock"] == []
+
+
+@then("no git process the build started is left")
+def no_git_left(held_clone: HeldClone) -> None:
+    assert any(" clone " in p.command for p in held_clone.processes), held_clone.processes
+    assert [p for p in held_clone.processes if p.running()] == []
 
 
 @then(parsers.parse('source "{name}" is "{verdict}" by clause "{clause}"'))

@@ -5,12 +5,18 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+import subprocess
+import sys
+import threading
 from contextlib import closing
 from pathlib import Path
 
+from tests.fakes.estate import upstream
+from tests.fakes.gitlab import FakeGitLab, Rule
 from tests.gitrepo import make_repo
 from tests.midwrite import signal_mid_write
-from tests.pipes import exited, run_cli, start_cli
+from tests.pipes import checkout_env, exited, run_cli, start_cli
+from tests.processes import descendants
 from tests.starting import PAUSE_DIR, reading
 
 
@@ -58,10 +64,10 @@ def test_a_build_stopped_by_sigterm_says_so_in_one_line_and_keeps_the_index(tmp_
     assert status.returncode == 0 and status.stderr == ""
 
 
-STOPPED = (
-    "stopped by SIGTERM: the index is as it was before the interrupted step; run the command "
-    "again to finish it"
+LEFT_AS_IT_WAS = (
+    "the index is as it was before the interrupted step; run the command again to finish it"
 )
+STOPPED = f"stopped by SIGTERM: {LEFT_AS_IT_WAS}"
 
 
 def test_a_sigterm_while_the_command_imports_stops_it_the_same_way(tmp_path, home, monkeypatch):
@@ -84,3 +90,45 @@ def test_a_sigterm_while_the_command_imports_stops_it_the_same_way(tmp_path, hom
 
     assert (code, err.splitlines()) == (143, [STOPPED])
     assert not (tmp_path / "index.sqlite").exists()  # it stopped before anything began
+
+
+def test_ctrl_c_while_git_clones_ends_git_at_once_and_keeps_the_index(tmp_path, home):
+    # git runs in a session of its own, so the terminal's Ctrl-C reaches the build, not git:
+    # the build has to end it itself, and say so as for any interrupted build.
+    with FakeGitLab(tmp_path / "upstream") as fake:
+        upstream(fake, "acme/widgets", {"README.md": "# Widgets\n\nWidgets turn.\n"})
+        fake.feed = ["acme/widgets"]
+        (tmp_path / "phpbotscout.toml").write_text(
+            f'[gitlab]\ngroup = "acme"\n[gitlab.url]\napi = "{fake.api}"\n'
+            f'[index]\npath = "index.sqlite"\nclones = "clones"\n'
+            f'[index.feed]\nurl = "{fake.url}/feed.json"\n'
+        )
+        assert run_cli(["index", "build"], cwd=tmp_path).returncode == 0
+        before = _passages(tmp_path / "index.sqlite")
+        upstream(fake, "acme/gadgets", {"README.md": "# Gadgets\n\nGadgets spin.\n"})
+        fake.feed.append("acme/gadgets")
+        held = Rule(r"^/acme/gadgets\.git/git-upload-pack$", release=threading.Event())
+        fake.rules = [held]
+
+        build = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "index", "build"],
+            cwd=tmp_path,
+            env=checkout_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # a terminal's foreground process group, of its own
+        )
+        try:
+            assert held.arrived.wait(60), "git never asked for the clone"
+            started = descendants(build.pid)
+            os.killpg(build.pid, signal.SIGINT)  # what Ctrl-C at the terminal sends
+        finally:
+            code, err = exited(build, "stop on Ctrl-C while git clones", timeout=15)
+        assert held.release is not None and not held.release.is_set()  # it never finished
+
+    assert (code, err.splitlines()) == (130, [f"interrupted: {LEFT_AS_IT_WAS}"])
+    assert any(" clone " in p.command for p in started), started
+    assert [p for p in started if p.running()] == []
+    assert sorted(p.name for p in (tmp_path / "clones").iterdir()) == ["+lock", "acme%2Fwidgets"]
+    assert _passages(tmp_path / "index.sqlite") == before
