@@ -99,7 +99,7 @@ class Rule:
     skip: int = 0  # let this many matching requests through first
     # A request it applies to sets ``arrived``, then, with ``release`` given, waits for it to
     # be set before anything else: a transfer held open under the test's control. Leaving,
-    # the fake sets it, so that no request waits for ever.
+    # the fake sets every one it waited on, so that no request waits for ever.
     arrived: threading.Event = field(default_factory=threading.Event)
     release: threading.Event | None = None
     seen: int = 0
@@ -178,6 +178,7 @@ class FakeGitLab:
         self.after_page: dict[int, Callable[[], None]] = {}
         self.rules: list[Rule] = []
         self.log: list[Logged] = []
+        self._holding: set[threading.Event] = set()  # what held requests wait for
         self._lock = threading.Lock()
         self.server = ThreadedServer(self._app(), host=host)
 
@@ -225,9 +226,10 @@ class FakeGitLab:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        for rule in self.rules:
-            if rule.release is not None:
-                rule.release.set()
+        # Every request held, even by a rule since taken away: a thread still waiting on one
+        # would keep the test process from ever exiting.
+        for release in self._holding:
+            release.set()
         self.server.stop()
 
     # -- the application ---------------------------------------------------------------------
@@ -259,6 +261,8 @@ class FakeGitLab:
                     continue
                 rule.arrived.set()
                 if rule.release is not None:
+                    with self._lock:
+                        self._holding.add(rule.release)
                     await asyncio.to_thread(rule.release.wait)
                 if rule.delay:
                     await asyncio.sleep(rule.delay)
