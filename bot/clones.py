@@ -36,6 +36,7 @@ from urllib.parse import quote, unquote
 import git
 
 from bot.errors import ForgeError, RateLimited, SourceError
+from bot.forge.origin import ssh_endpoint
 from bot.git_process import GitChildren
 
 log = logging.getLogger(__name__)
@@ -138,37 +139,57 @@ def _refused(exc: git.exc.GitCommandError) -> ForgeError | None:
     return None
 
 
-def _ssh_refused(exc: git.exc.GitCommandError) -> ForgeUnreachable | None:
-    """The refusal ssh reported, of the key or of the host, naming the setting to mend."""
+def _ssh_names(url: str) -> tuple[str, str]:
+    """The host as ssh and index.ssh.known_hosts name it, and the ssh-keyscan that prints its keys.
+
+    Off port 22 the host is ``[host]:port``; the URL's user (or a password) is never shown.
+    """
+    where = ssh_endpoint(url)
+    if where is None:
+        return "the forge", "ssh-keyscan"
+    host, port = where
+    if port == 22:
+        return host, f"ssh-keyscan {host}"
+    return f"[{host}]:{port}", f"ssh-keyscan -p {port} {host}"
+
+
+def _ssh_refused(exc: git.exc.GitCommandError, url: str) -> ForgeUnreachable | None:
+    """The refusal ssh reported, of the key or of the host, naming the host and what to mend.
+
+    With several forges, or a jump host on the way, the setting alone does not say which entry.
+    """
     text = f"{exc.stderr} {exc.stdout}".lower()
+    host, keyscan = _ssh_names(url)
     if _SSH_KEY_REFUSED in text:
         return ForgeUnreachable(
-            "GitLab refused the SSH key (Permission denied (publickey)): the key in "
+            f"GitLab at {host} refused the SSH key (Permission denied (publickey)): the key in "
             "index.ssh.key may not read this project. Add its public key to a GitLab user who "
             "can read the project, or as a deploy key of the project, or set index.ssh.key to a "
             "key that may."
         )
     if _SSH_HOST_KEY_CHANGED in text:
         return ForgeUnreachable(
-            "ssh refused the forge (Host key verification failed): the host key it sent no "
-            "longer matches the one pinned in index.ssh.known_hosts. Check the key against the "
-            "fingerprints GitLab publishes: if GitLab changed its host keys, replace that line "
-            "of index.ssh.known_hosts; if not, the connection may be intercepted, so leave it."
+            f"ssh refused the forge {host} (Host key verification failed): the host key it sent "
+            f"no longer matches the one pinned for {host} in index.ssh.known_hosts. Check the key "
+            "against the fingerprints GitLab publishes: if GitLab changed its host keys, replace "
+            f"the line for {host} in index.ssh.known_hosts; if not, the connection may be "
+            "intercepted, so leave it."
         )
     if _SSH_HOST_KEY in text:
         return ForgeUnreachable(
-            "ssh refused the forge (Host key verification failed): index.ssh.known_hosts pins "
-            "no host key for it. Add the forge's host key to index.ssh.known_hosts (ssh-keyscan "
-            "prints it; check it against the fingerprints GitLab publishes)."
+            f"ssh refused the forge {host} (Host key verification failed): "
+            f"index.ssh.known_hosts pins no host key for it. Add the forge's host key for {host} "
+            f"to index.ssh.known_hosts ('{keyscan}' prints it; check it against the fingerprints "
+            "GitLab publishes)."
         )
     return None
 
 
-def _forge_failure(exc: git.exc.GitCommandError) -> ForgeError | None:
+def _forge_failure(exc: git.exc.GitCommandError, url: str) -> ForgeError | None:
     """The forge refusing, failing or out of reach, if that is why git failed."""
     if (refused := _refused(exc)) is not None:
         return refused
-    if (refused := _ssh_refused(exc)) is not None:
+    if (refused := _ssh_refused(exc, url)) is not None:
         return refused
     if _is_unreachable(exc):
         return ForgeUnreachable(f"cannot reach the repository: {_message(exc)}")
@@ -355,7 +376,7 @@ class Clones:
                 "refs/tags/*",
             )  # fmt: skip
         except git.exc.GitCommandError as exc:
-            if (failure := _forge_failure(exc)) is not None:
+            if (failure := _forge_failure(exc, url)) is not None:
                 raise failure from None
             raise SourceError(f"listing the repository's refs failed: {_message(exc)}") from None
         head: str | None = None
@@ -427,7 +448,7 @@ class Clones:
         try:
             return self._update_repo(repo, url, branch, release, keep_tags=keep_tags)
         except git.exc.GitCommandError as exc:
-            if (failure := _forge_failure(exc)) is not None:
+            if (failure := _forge_failure(exc, url)) is not None:
                 raise failure from None
             raise _CannotFastForward(f"git failed: {_message(exc)}") from None
         except (ValueError, TypeError, OSError, git.exc.GitError) as exc:
@@ -519,7 +540,7 @@ class Clones:
                 repo.close()
         except git.exc.GitCommandError as exc:
             shutil.rmtree(temp, ignore_errors=True)
-            if (failure := _forge_failure(exc)) is not None:
+            if (failure := _forge_failure(exc, url)) is not None:
                 raise failure from None
             raise SourceError(f"cloning failed: {_message(exc)}") from None
         except BaseException:

@@ -340,7 +340,7 @@ Feature: Explaining which repositories are indexed
     Then the exit code is 1
     And the output says "lacks the read_repository scope"
 
-  Scenario: An SSH key GitLab refuses says to add it where it can read the project, and the index answers on
+  Scenario: An SSH key GitLab refuses names the forge's host and says to add the key where it can read the project, and the index answers on
     Given the index has been built
     And clones go over SSH, and GitLab refuses the key
     When I run `python -m bot.cli index build`
@@ -348,14 +348,14 @@ Feature: Explaining which repositories are indexed
     And the output says "the key in index.ssh.key may not read this project"
     And the output says "or as a deploy key of the project"
     When I run `python -m bot.cli index status --json`
-    Then source "acme/handbook" still holds passages, its last error saying "GitLab refused the SSH key"
+    Then source "acme/handbook" still holds passages, its last error saying "GitLab at 127.0.0.1 refused the SSH key"
 
-  Scenario: A GitLab host key that is not pinned says to add it to index.ssh.known_hosts, and the index answers on
+  Scenario: A GitLab host key that is not pinned says to add the key for that host to index.ssh.known_hosts, and the index answers on
     Given the index has been built
     And clones go over SSH, and no host key is pinned for GitLab
     When I run `python -m bot.cli index build`
     Then the exit code is 1
-    And the output says "Add the forge's host key to index.ssh.known_hosts"
+    And the output says "Add the forge's host key for 127.0.0.1 to index.ssh.known_hosts"
     When I run `python -m bot.cli index status --json`
     Then source "acme/handbook" still holds passages, its last error saying "Host key verification failed"
 

@@ -97,10 +97,16 @@ def forge_root(api_url: str) -> str:
 
 def ssh_host(url: str) -> str | None:
     """The host an SSH clone URL names (``ssh://[user@]host[:port]/path`` or ``user@host:path``)."""
+    where = ssh_endpoint(url)
+    return where[0] if where else None
+
+
+def ssh_endpoint(url: str) -> tuple[str, int] | None:
+    """``(host, port)`` of an SSH clone URL; scp-like addresses have no port, so always 22."""
     if url.startswith("ssh://"):
         where = origin(url)
-        return where[1] if where else None
+        return (where[1], where[2]) if where else None
     if "://" in url:
         return None
     match = _SCP_LIKE.match(url)
-    return match.group("host").strip("[]").lower() if match else None
+    return (match.group("host").strip("[]").lower(), 22) if match else None

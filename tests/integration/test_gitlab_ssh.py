@@ -59,9 +59,22 @@ async def test_ssh_clones_use_the_key_and_pinned_hosts_and_never_https(tmp_path,
 @pytest.mark.parametrize(
     ("said", "advice"),
     [
-        (KEY_REFUSED, ["index.ssh.key", "as a deploy key of the project"]),
-        (HOST_KEY_UNKNOWN, ["index.ssh.known_hosts", "Add the forge's host key"]),
-        (HOST_KEY_CHANGED, ["index.ssh.known_hosts", "no longer matches", "intercepted"]),
+        (KEY_REFUSED, ["GitLab at 127.0.0.1 refused", "index.ssh.key", "as a deploy key"]),
+        (
+            HOST_KEY_UNKNOWN,
+            [
+                "Add the forge's host key for 127.0.0.1 to index.ssh.known_hosts",
+                "'ssh-keyscan 127.0.0.1' prints it",
+            ],
+        ),
+        (
+            HOST_KEY_CHANGED,
+            [
+                "no longer matches the one pinned for 127.0.0.1 in index.ssh.known_hosts",
+                "replace the line for 127.0.0.1",
+                "intercepted",
+            ],
+        ),
     ],
     ids=["key-refused", "host-key-unknown", "host-key-changed"],
 )
@@ -80,6 +93,24 @@ async def test_an_ssh_refusal_says_which_setting_to_mend_and_keeps_the_index(
     assert outcome.status == "failed"
     error = " ".join((outcome.error or "").split())
     assert "cannot reach" not in error
+    assert "git@" not in error  # the host, not the URL's user
     for words in advice:
         assert words in error, error
     assert (tmp_path / "clones" / "acme%2Fa" / ".git").is_dir()  # the clone is kept
+
+
+async def test_an_ssh_refusal_off_port_22_names_the_host_as_known_hosts_does(
+    tmp_path, fake, monkeypatch
+):
+    url = "ssh://git@127.0.0.1:2222/acme/a.git"
+    upstream(fake, "acme/a", {"README.md": "# A\n"}, ssh_url=url)
+    fake.feed = ["acme/a"]
+    refusing_ssh(tmp_path / "bin", tmp_path / "ssh.log", HOST_KEY_UNKNOWN, monkeypatch)
+    config = configure(tmp_path, fake, index=ssh_files(tmp_path))
+    async with await Engine.open(config) as engine:
+        report = await engine.refresh()
+    [outcome] = report.outcomes
+    error = " ".join((outcome.error or "").split())
+    assert "host key for [127.0.0.1]:2222 to index.ssh.known_hosts" in error, error
+    assert "'ssh-keyscan -p 2222 127.0.0.1' prints it" in error, error
+    assert "git@" not in error

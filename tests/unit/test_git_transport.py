@@ -17,6 +17,7 @@ from bot.forge.origin import (
     plain_text_allowed,
     redact_urls,
     same_origin,
+    ssh_endpoint,
     ssh_host,
 )
 from bot.git_transport import GitAccess
@@ -72,6 +73,10 @@ def test_forge_root_and_ssh_hosts():
     assert ssh_host("git@gl.example:acme/a.git") == "gl.example"
     assert ssh_host("ssh://git@gl.example:2222/acme/a.git") == "gl.example"
     assert ssh_host("https://gl.example/acme/a.git") is None
+    assert ssh_endpoint("git@gl.example:acme/a.git") == ("gl.example", 22)
+    assert ssh_endpoint("ssh://git:secret@GL.example:2222/acme/a.git") == ("gl.example", 2222)
+    assert ssh_endpoint("ssh://git@[::1]/acme/a.git") == ("::1", 22)
+    assert ssh_endpoint("https://gl.example/acme/a.git") is None
 
 
 def test_with_a_token_the_clone_url_must_name_the_forge_over_its_scheme():
