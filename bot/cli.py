@@ -132,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="retrieval mode to measure (hybrid needs the embed extra)",
     )
     bench_cmd.add_argument("--json", action="store_true", help="print one JSON object")
+    # Not an option of bench: taken after the command too, only to be refused with the reason
+    # (see _main) rather than as an unrecognized argument. SUPPRESS keeps a global --config.
+    bench_cmd.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 
@@ -486,10 +489,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+_BENCH_READS_NO_CONFIGURATION = (
+    "bench reads no configuration, so --config would be ignored: it measures with its own "
+    f"options only (QUESTIONS, --repos DIR, --retrieval {'|'.join(RETRIEVAL_MODES)}). "
+    "Leave out --config"
+)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
+        if args.command == "bench" and args.config is not None:
+            # bench would measure without it, and a user who gave it would believe otherwise.
+            # PHPBOTSCOUT_CONFIG is ambient, not asked for by this command line: it is ignored.
+            raise _ArgumentsError(parser, _BENCH_READS_NO_CONFIGURATION)
     except _ArgumentsError as exc:
         if not _wants_json(argv):
             # Usage on stderr and exit 2, as argparse reports it.

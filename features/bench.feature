@@ -107,3 +107,13 @@ Feature: Measuring retrieval with the benchmark
     When I run `python -m bot.cli bench questions.jsonl --repos estate --json`
     Then the exit code is 0
     And question "q1" has a top score
+
+  Scenario: A configuration file given to the benchmark is refused, not silently ignored
+    Given a questions file:
+      """
+      {"id": "q1", "band": "unanswerable", "question": "who wrote widgets?", "expected": [], "note": ""}
+      """
+    When I run `python -m bot.cli --config phpbotscout.toml bench questions.jsonl --repos estate --json`
+    Then the exit code is 2
+    And the JSON error is of kind "usage" and says "bench reads no configuration, so --config would be ignored"
+    And the JSON error is of kind "usage" and says "--repos DIR, --retrieval bm25|hybrid"

@@ -151,5 +151,29 @@ def test_bench_reads_no_configuration_so_a_broken_one_does_not_stop_it(
     elsewhere.write_text('[answer]\nprovider = "no such provider"\n')
     monkeypatch.setenv("PHPBOTSCOUT_CONFIG", str(elsewhere))
     assert main(["bench", str(questions), "--repos", str(estate), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["bands"]["docs"]["n"] == 1
+    said = capsys.readouterr()
+    assert json.loads(said.out)["bands"]["docs"]["n"] == 1
+    assert said.err == ""  # the ambient PHPBOTSCOUT_CONFIG is ignored without a word
     assert main(["index", "status"]) == 2  # the same file stops a command that reads it
+
+
+@pytest.mark.parametrize("where", ["before the command", "after the command"])
+def test_a_config_given_to_bench_is_refused_saying_bench_reads_none(
+    estate, tmp_path, capsys, where
+):
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(GOOD)
+    config = ["--config", str(tmp_path / "phpbotscout.toml")]  # no such file: never read
+    bench_argv = ["bench", str(questions), "--repos", str(estate)]
+    argv = config + bench_argv if where == "before the command" else bench_argv + config
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err.startswith("usage: python -m bot.cli")
+    assert "bench reads no configuration, so --config would be ignored" in said.err
+    assert "--repos DIR, --retrieval bm25|hybrid" in said.err
+    assert main([*argv, "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["kind"] == "usage" and "Leave out --config" in error["message"], error
