@@ -35,6 +35,7 @@ from bot.answer.backlog import parse_since
 from bot.config import RETRIEVAL_MODES, Config
 from bot.engine import Engine, checked_question
 from bot.errors import EmptyIndexError, PhpbotscoutError
+from bot.index.catalog import ListingFailure, SourceState
 from bot.refresh import RefreshReport, SourceOutcome
 
 
@@ -241,12 +242,7 @@ def _print_build_summary(report: RefreshReport, out: Console) -> None:
 async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Console) -> int:
     """Print every candidate source's verdict."""
     states = await engine.sources()
-    failure = await engine.listing_failure()
-    failed = (
-        render.listing_failure_text(failure, engine.config.gitlab_api_url, states)
-        if failure is not None
-        else None
-    )
+    failed = _listing_failed(engine, await engine.listing_failure(), states)
     if args.json:
         _print_json(render.sources_json(states))
         if failed is not None:  # on standard error: the JSON stays the list it always was
@@ -285,19 +281,37 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
     return 0
 
 
+def _listing_failed(
+    engine: Engine, failure: ListingFailure | None, states: Sequence[SourceState]
+) -> str | None:
+    """What to say of the last build's failed GitLab listing, or ``None`` when it worked."""
+    if failure is None:
+        return None
+    return render.listing_failure_text(failure, engine.config.gitlab_api_url, states)
+
+
 async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Console) -> int:
-    """Print each source's freshness."""
+    """Print each source's freshness, and whether GitLab discovery failed in the last build."""
     statuses = await engine.status()
-    data = render.status_json(statuses, await engine.unembedded())
+    failure = await engine.listing_failure()
+    data = render.status_json(statuses, await engine.unembedded(), failure)
     if args.json:
         _print_json(data)
         return 0
+    states = await engine.sources()
+    # Every index time can look recent while no project has been discovered for days.
+    failed = _listing_failed(engine, failure, states)
     if not statuses:
-        if await engine.sources():  # built, but no source is answered from
+        if failed is not None and not states:
+            out.print(f"Nothing is indexed yet. {_shown(failed)}")
+            return 0
+        if states:  # built, but no source is answered from
             out.print(
                 "No source is indexed: none qualifies. "
                 "Run 'python -m bot.cli index sources' to see why each one was left out."
             )
+            if failed is not None:
+                out.print(f"[red]listing failed[/red]: {_shown(failed)}")
         else:
             out.print(
                 "Nothing is indexed yet. Run 'python -m bot.cli index build' to build the index."
@@ -328,6 +342,8 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
     )
     if unembedded := render.unembedded_text(t["chunks_without_vectors"], t["chunks"]):
         out.print(unembedded)
+    if failed is not None:
+        out.print(f"[red]listing failed[/red]: {_shown(failed)}")
     return 0
 
 

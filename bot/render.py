@@ -285,8 +285,16 @@ def sources_json(states: Sequence[SourceState]) -> list[dict[str, Any]]:
     ]
 
 
-def status_json(statuses: Sequence[SourceStatus], unembedded: int | None) -> dict[str, Any]:
-    """The ``index status --json`` object; ``unembedded`` is ``None`` in bm25 mode."""
+def status_json(
+    statuses: Sequence[SourceStatus],
+    unembedded: int | None,
+    failure: ListingFailure | None = None,
+) -> dict[str, Any]:
+    """The ``index status --json`` object; ``unembedded`` is ``None`` in bm25 mode.
+
+    ``failure`` is the last build's failed GitLab listing: without it every index time looks
+    healthy while no project has been discovered for days.
+    """
     rows = [
         {
             "source": s.state.name,
@@ -321,6 +329,9 @@ def status_json(statuses: Sequence[SourceStatus], unembedded: int | None) -> dic
             "unresolved": sum(1 for r in rows if r["verdict"] == "unresolved"),
             "chunks_without_vectors": unembedded,
         },
+        "listing_failure": {"group": failure.group, "at": failure.failed_at, "said": failure.error}
+        if failure is not None
+        else None,
     }
 
 

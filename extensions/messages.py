@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import aiohttp
@@ -16,9 +17,11 @@ import hikari
 import lightbulb
 
 from bot.discord_format.answers import error_reply
-from bot.discord_format.listings import unreadable_reply
+from bot.discord_format.listings import listing_notice, unreadable_reply
 from bot.discord_format.message import Button, Reply
+from bot.engine import Engine
 from bot.errors import StoreError
+from bot.index.catalog import SourceState
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -240,3 +243,17 @@ async def _tell_failed(interaction: hikari.ComponentInteraction, exc: Exception)
             await tell_presser(interaction, reply)
     except (hikari.HikariError, aiohttp.ClientError) as send_failed:
         log.error("interaction %s: could not tell the presser: %s", reference, send_failed)
+
+
+async def listed(engine: Engine) -> tuple[list[SourceState], str]:
+    """Every source, and what ``/sources`` and ``/status`` say first of a failed GitLab listing.
+
+    The notice is "" when the last build's listing worked.
+
+    Raises:
+        StoreError: the index could not be read.
+    """
+    states = await engine.sources()
+    failure = await engine.listing_failure()
+    notice = listing_notice(failure, states, datetime.now(UTC)) if failure is not None else ""
+    return states, notice

@@ -13,7 +13,6 @@ import lightbulb
 
 from bot.discord_format.listings import (
     SOURCES_PREFIX,
-    listing_notice,
     parse_sources_page_id,
     source_reply,
     sources_reply,
@@ -21,7 +20,6 @@ from bot.discord_format.listings import (
 )
 from bot.engine import Engine
 from bot.errors import StoreError
-from bot.index.catalog import SourceState
 from extensions import messages
 
 loader = lightbulb.Loader()
@@ -44,7 +42,7 @@ class Sources(
         """List the sources, or explain one."""
         await ctx.defer()
         try:
-            states, notice = await _listed(engine)
+            states, notice = await messages.listed(engine)
         except StoreError as exc:
             doing = "explain that repository" if self.source else "list the sources"
             await messages.tell_unreadable(ctx, doing, exc)
@@ -70,22 +68,10 @@ async def on_page(
     if page is None:
         return
     try:
-        states, notice = await _listed(engine)
+        states, notice = await messages.listed(engine)
     except StoreError as exc:
         # Left unanswered, the press would show Discord's "This interaction failed"; the list
         # stays as it was, and only the presser is told why the page did not come.
         await messages.tell_presser_unreadable(interaction, "show that page of the sources", exc)
         return
     await messages.update_pressed(interaction, sources_reply(states, page, notice))
-
-
-async def _listed(engine: Engine) -> tuple[list[SourceState], str]:
-    """Every source, and what to say first if the last GitLab listing failed (else "").
-
-    Raises:
-        StoreError: the index could not be read.
-    """
-    states = await engine.sources()
-    failure = await engine.listing_failure()
-    notice = listing_notice(failure, states, datetime.now(UTC)) if failure is not None else ""
-    return states, notice

@@ -29,10 +29,13 @@ class Status(
         try:
             statuses = await engine.status()
             unembedded = await engine.unembedded()
+            _, notice = await messages.listed(engine)
         except StoreError as exc:
             await messages.tell_unreadable(ctx, "show the index status", exc)
             return
         config = engine.config
         model = config.answer_model if config.answer_provider != "none" else None
-        reply = status_reply(statuses, config.answer_provider, model, datetime.now(UTC), unembedded)
+        reply = status_reply(
+            statuses, config.answer_provider, model, datetime.now(UTC), unembedded, notice
+        )
         await messages.edit_original(ctx.interaction, reply)

@@ -144,6 +144,14 @@ Feature: Asking in Discord
     Then the reply says "No source called **acme/widgets** is known to the index."
     And the reply says "⚠ GitLab's listing of **acme** failed in the last build ("
 
+  Scenario: /status says first that the last GitLab listing failed, however fresh each source looks
+    Given GitLab's listing of the group failed in the last build with "GitLab answered HTTP 503"
+    When someone runs /status
+    Then the reply says "⚠ GitLab's listing of **acme** failed in the last build ("
+    And the reply says "It said: GitLab answered HTTP 503."
+    And the reply says "An operator can check `gitlab.url.api`, `GITLAB_TOKEN` and that GitLab can be reached"
+    And the reply says "**Answers:** anthropic"
+
   Scenario: /status shows freshness, totals and the provider in use
     When someone runs /status
     Then the reply says "**Answers:** anthropic (`claude-haiku-4-5`)"

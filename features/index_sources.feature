@@ -131,7 +131,7 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index build`
     And I run `python -m bot.cli index status --json`
     Then the exit code is 0
-    And status of "acme/handbook" names its release "v1.0"
+    And "acme/handbook" has no last error
 
   Scenario: A release listing that never ends is read no further, and each project is asked
     Given "acme/handbook" has a release "v1.0"
@@ -140,7 +140,7 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index build`
     And I run `python -m bot.cli index status --json`
     Then the exit code is 0
-    And status of "acme/handbook" names its release "v1.0"
+    And "acme/handbook" has no last error
     And GitLab was asked for 1 page of the group's releases
     And the log says "the release listing of acme names page 1 again after page 1, so it would never end"
 
@@ -151,7 +151,7 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index build`
     And I run `python -m bot.cli index status --json`
     Then the exit code is 0
-    And status of "acme/handbook" names its release "v1.0"
+    And "acme/handbook" has no last error
     And status of "acme/go/config" names its release "v0.1.0"
 
   Scenario: A release that cannot be looked up keeps unreleased code out of a first build
@@ -315,6 +315,22 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index build`
     And I run `python -m bot.cli index sources`
     Then the output does not say "listing of acme failed"
+
+  Scenario: index status says the last GitLab listing failed, however fresh each source looks
+    Given the index has been built
+    And GitLab answers the group listing with 503
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index status`
+    Then the exit code is 0
+    And the output says "listing failed: GitLab's listing of acme failed in the last build"
+    And the output says "its projects are shown as the last listing that worked decided them"
+    When I run `python -m bot.cli index status --json`
+    Then the status names the failed listing of "acme", which said "503"
+    And "acme/handbook" has no last error
+    Given GitLab answers as it should again
+    When I run `python -m bot.cli index build`
+    And I run `python -m bot.cli index status --json`
+    Then the status names no failed listing
 
   Scenario: A rate limit stops the build with a clear message
     Given the forge rate-limits every request

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -443,6 +444,18 @@ def status_release(world: World, name: str, tag: str) -> None:
     rows = {row["source"]: row for row in world.json()["sources"]}
     assert rows[name]["release_tag"] == tag, rows[name]
     assert not rows[name]["release_error"], rows[name]
+
+
+@then(parsers.parse('the status names the failed listing of "{group}", which said "{text}"'))
+def status_listing_failure(world: World, group: str, text: str) -> None:
+    failure = world.json()["listing_failure"]
+    assert failure["group"] == group and text in failure["said"], failure
+    assert datetime.fromisoformat(failure["at"]).tzinfo is not None, failure
+
+
+@then("the status names no failed listing")
+def status_no_listing_failure(world: World) -> None:
+    assert world.json()["listing_failure"] is None
 
 
 def _rows(world: World) -> dict[str, dict[str, Any]]:

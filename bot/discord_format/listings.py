@@ -253,8 +253,12 @@ def status_reply(
     model: str | None,
     now: datetime,
     unembedded: int | None = None,
+    notice: str = "",
 ) -> Reply:
     """Freshness of every indexed source, the last refresh, the last errors and the totals.
+
+    ``notice`` (``listing_notice``), when the last GitLab listing failed, comes first: every
+    source's last refresh can look recent while no project has been discovered for days.
 
     Failing sources come first, then unresolved ones (answered from their last index, if they
     have one), then stale ones; when they do not all fit, the fresh ones are the ones
@@ -276,6 +280,7 @@ def status_reply(
     if provider != "none" and model:
         answers += " (`" + model.replace("`", "") + "`)"
     header = [
+        *([notice, ""] if notice else []),
         f"**Answers:** {answers}",
         f"**Totals:** {len(statuses)} sources, {documents} documents, {chunks} passages; "
         f"{stale} stale, {failing} failing, {unresolved} unresolved",

@@ -92,3 +92,13 @@ def test_sources_for_a_gitlab_project_says_its_verdict_is_from_the_last_listing_
     assert "**Indexed**: answers may cite it" in embed["description"]
     [embed] = sources(discord, "tools").embeds
     assert "GitLab" not in embed["description"]  # a repository on disk owes the listing nothing
+
+
+def test_status_says_first_that_the_listing_failed_though_each_source_was_just_refreshed(discord):
+    [embed] = discord.reply(discord.command("status", None, user=next(USERS))).embeds
+    notice, rest = embed["description"].split("\n\n", 1)
+    assert notice.startswith("⚠ GitLab's listing of **acme** failed in the last build (")
+    assert "It said: " in notice and "503" in notice
+    assert "`gitlab.url.api`, `GITLAB_TOKEN`" in notice
+    assert rest.startswith("**Answers:** ")
+    assert "**Last refresh:** " in rest and "never" not in rest.split("\n")[2]

@@ -569,6 +569,7 @@ def test_reading_commands_without_an_index_give_the_empty_json_they_give_before_
             "release_errors": 0,
             "chunks_without_vectors": None,
         },
+        "listing_failure": None,
     }
     _, out, _ = run(capsys, "gaps", "--json")
     assert json.loads(out) == {"since": None, "declines": 0, "groups": []}

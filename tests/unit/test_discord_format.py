@@ -593,6 +593,22 @@ def test_a_huge_listing_error_is_cut_short_and_every_reply_stays_within_limits()
         assert notice in reply.content + "".join(e.description for e in reply.embeds)
 
 
+def test_status_says_first_that_the_listing_failed_however_fresh_every_source_looks():
+    fresh = replace(
+        state("acme/widgets", origin="gitlab"), refreshed_at="2026-11-30T11:55:00+00:00"
+    )
+    statuses = [SourceStatus(fresh, 3600, False)] * 80  # more than fit: the notice still does
+    notice = listing_notice(FAILED_LISTING, [fresh], NOW)
+    reply = status_reply(statuses, "none", None, NOW, notice=notice)
+    assert_within_limits(reply)
+    [embed] = reply.embeds
+    assert embed.description.startswith(f"{notice}\n\n**Answers:** none")
+    assert "failed in the last build (3h ago)" in notice
+    assert "hunter2" not in embed.description and "glpat" not in embed.description
+    assert "**Last refresh:** 5m ago" in embed.description
+    assert "GitLab" not in status_reply(statuses, "none", None, NOW).embeds[0].description
+
+
 def test_two_sources_apart_by_letter_case_alone_are_told_apart_by_the_exact_spelling():
     # Two repositories on a case-sensitive filesystem; the first listed is not the one asked.
     upper = state("Tools", location="/srv/a/Tools")
