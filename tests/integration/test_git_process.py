@@ -49,12 +49,15 @@ def test_nothing_starts_once_stopped(tmp_path):
 
 def test_a_command_out_of_time_is_killed_with_what_it_started():
     children = GitChildren()
-    script = (
-        "import subprocess; child = subprocess.Popen(['sleep', '1000']); "
-        "print(child.pid, flush=True); child.wait()"
-    )
-    ran = children.run([sys.executable, "-c", script], cwd=None, env=os.environ, timeout=0.5)
+    # A shell, not a Python, starts the grandchild: it has printed its pid in milliseconds,
+    # so the time limit falls after that even on a loaded machine (a Python's start-up took
+    # longer than half a second there, and the limit ended it before it had printed).
+    # The grandchild holds neither pipe, so a group left running shows as a live process here
+    # rather than as a wait for the pipes to close.
+    script = "sleep 1000 >/dev/null 2>&1 & echo $!; wait"
+    ran = children.run(["sh", "-c", script], cwd=None, env=os.environ, timeout=3)
     assert ran.timed_out
+    assert ran.stdout.strip().isdigit(), f"the grandchild's pid was not printed: {ran.stdout!r}"
     left = process(int(ran.stdout))
     assert left is None or not left.running()
 
