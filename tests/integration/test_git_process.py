@@ -15,7 +15,7 @@ from tests.processes import descendants, process
 
 def _started_then_waiting(fifo: Path) -> list[str]:
     # Ignoring SIGTERM, as a child stuck in the kernel might; its own child ignores it too.
-    script = f'trap "" TERM; sleep 1000 & echo started > "{fifo}"; wait'
+    script = f'trap "" TERM; sleep 1000 >/dev/null 2>&1 & echo started > "{fifo}"; wait'
     return ["sh", "-c", script]
 
 
@@ -29,7 +29,9 @@ def test_a_command_deaf_to_sigterm_is_killed_with_what_it_started(tmp_path):
         )
         assert fifo.read_text() == "started\n"  # opened once the command writes to it
         started = descendants(os.getpid())
-        assert any(p.command.startswith("sleep") for p in started), started
+        # The shell and the child it forked for `sleep`: forked before the shell wrote, but it
+        # may not have become `sleep` yet, so it is counted, not named.
+        assert len(started) >= 2, started
 
         assert children.stop() == 1
         assert children.stop(kill=True) == 1  # SIGTERM was not enough
