@@ -222,6 +222,20 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "describe one row of the table by its name and size" --retrieval-only --json`
     Then passage 1 is symbol "describe" of "rows/rows.py", kind "code", lines 4 to 5
 
+  Scenario: A Python module with newer type syntax and a comment in Latin-1 is indexed
+    Given a git repository "pairs" holding "pairs.py" saved in Latin-1:
+      """
+      # Paires : écrit pour la comptabilité
+
+
+      def swap[K, V](pair: tuple[K, V]) -> tuple[V, K]:
+          \"\"\"Return the pair with its two values exchanged.\"\"\"
+          return pair[1], pair[0]
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "pair with its two values exchanged" --retrieval-only --json`
+    Then passage 1 is symbol "swap" of "pairs/pairs.py", kind "code", lines 4 to 5
+
   Scenario: The docs written above a Rust module whose items follow in braces are indexed
     Given a git repository "matcher" holding "src/lib.rs":
       """

@@ -59,6 +59,13 @@ def repository_holding_with_bom(world: World, repo: str, path: str, docstring: s
     _commit_file(world, repo, path, codecs.BOM_UTF8 + (docstring + "\n").encode())
 
 
+@given(parsers.parse('a git repository "{repo}" holding "{path}" saved in Latin-1:'))
+def repository_holding_in_latin1(world: World, repo: str, path: str, docstring: str) -> None:
+    # An older editor's encoding, with no declaration: Python still reads it where the bytes
+    # that are not UTF-8 stand in a comment.
+    _commit_file(world, repo, path, (docstring + "\n").encode("latin-1"))
+
+
 @given(parsers.parse('a git repository "{repo}" holding "{path}" with Windows line endings:'))
 def repository_holding_with_crlf(world: World, repo: str, path: str, docstring: str) -> None:
     _commit_file(world, repo, path, (docstring + "\n").replace("\n", "\r\n").encode())

@@ -3,6 +3,7 @@ from itertools import pairwise
 import pytest
 
 from bot.corpus.code import Unchunkable, chunk_code
+from bot.corpus.code.type_syntax import without_type_syntax
 from tests.unit.codechecks import assert_honest, lines_of, spans
 
 MODULE = b'''#!/usr/bin/env python3
@@ -407,6 +408,21 @@ def test_newer_type_syntax_costs_no_declaration_and_is_shown_as_written():
     by_name = {c.symbol: c.text for c in chunks}
     assert by_name["first"].startswith("def first[Ť: (int, str) = int](items: list[Ť]) -> Ť:")
     assert by_name["Box"].startswith("class Box[T]:")
+
+
+def test_type_syntax_is_blanked_to_the_width_of_the_bytes_after_a_byte_order_mark():
+    # The mark is not part of any line's width: measured with it, "[T]" became six spaces.
+    source = b"def first[T](items: list[T]) -> T:\n    return items[0]\n"
+    assert without_type_syntax(b"\xef\xbb\xbf" + source) == (
+        b"\xef\xbb\xbfdef first   (items: list[T]) -> T:\n    return items[0]\n"
+    )
+
+
+def test_type_syntax_beside_a_comment_that_is_not_utf8_is_read_as_python_reads_it():
+    source = b"# caf\xe9, in Latin-1 with no declaration\n\n\ndef first[T](x: T) -> T:\n    pass\n"
+    chunks = chunk_code("pkg/first.py", source)
+    assert_honest(source, chunks)
+    assert [c.symbol for c in chunks] == ["first"]
 
 
 def test_a_real_syntax_error_beside_newer_type_syntax_still_skips_the_file():

@@ -21,9 +21,9 @@ its literal text, its replacement fields (code again, in brackets) and their for
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
+
+from bot.corpus.code.blanking import blanked, width
 
 # String prefixes, lower-cased; ``u`` cannot combine with any other letter.
 _PREFIXES = frozenset({"", "r", "u", "b", "br", "rb", "f", "fr", "rf"})
@@ -45,21 +45,7 @@ def without_fstrings(data: bytes) -> bytes | None:
     backslash): there is nothing to rewrite with confidence then, and the parser's own error
     stands.
     """
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:
-        # Python reads a comment that is not valid UTF-8, even on the first two lines, which
-        # ``tokenize`` refuses to; without a declaration, the encoding is UTF-8 all the same.
-        encoding = "utf-8"
-    try:
-        # Python reads a comment that is not valid in the file's encoding; so must this.
-        text = data.decode(encoding, "surrogateescape")
-        # A character's width is its bytes in UTF-8 when the file opens with a byte-order mark,
-        # not those plus the mark that encoding ``utf-8-sig`` puts before anything.
-        blanked = blank_fstrings(text, "utf-8" if encoding == "utf-8-sig" else encoding)
-        return None if blanked is None else blanked.encode(encoding, "surrogateescape")
-    except (SyntaxError, UnicodeError, LookupError):
-        return None
+    return blanked(data, blank_fstrings)
 
 
 def blank_fstrings(text: str, encoding: str = "utf-8") -> str | None:
@@ -101,7 +87,7 @@ def _blank(body: str, encoding: str, single_quoted: bool) -> str:
                 raise _Malformed("an empty line inside a single-quoted f-string")
             out.append(char)
             continue
-        filler = " " * len(char.encode(encoding, "surrogateescape"))
+        filler = " " * width(char, encoding)
         if single_quoted and i + 1 < len(body) and body[i + 1] in _LINE_ENDS:
             filler = filler[:-1] + "\\"
         out.append(filler)

@@ -14,6 +14,8 @@ import io
 import tokenize
 from collections.abc import Sequence
 
+from bot.corpus.code.blanking import blanked, width
+
 # A position in the decoded text: a 1-based line and a 0-based column, as ``tokenize`` gives.
 _Position = tuple[int, int]
 _Span = tuple[tuple[_Position, _Position], str]  # what to blank, and the text left at its start
@@ -27,23 +29,23 @@ def without_type_syntax(data: bytes) -> bytes | None:
     ``None`` as well when the file cannot be read as Python tokens: there is nothing to
     rewrite with confidence then, and the parser's own error stands.
     """
+    return blanked(data, _blank_type_syntax)
+
+
+def _blank_type_syntax(text: str, encoding: str) -> str | None:
+    """``text`` with its type syntax blanked, widths measured in ``encoding``; ``None`` if none."""
+    # Lines as tokenize numbers them: a lone carriage return ends one too.
+    lines = io.StringIO(text, newline="").readlines()
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        text = data.decode(encoding)
-        # Lines as tokenize numbers them: a lone carriage return ends one too.
-        lines = io.StringIO(text, newline="").readlines()
         tokens = list(tokenize.generate_tokens(iter(lines).__next__))
-    except (SyntaxError, tokenize.TokenError, UnicodeError, LookupError, StopIteration):
+    except (SyntaxError, tokenize.TokenError, StopIteration):
         return None
     spans = _type_syntax(tokens)
     if not spans:
         return None
     for (start, end), keep in spans:
         _blank(lines, start, end, encoding, keep)
-    try:
-        return "".join(lines).encode(encoding)
-    except UnicodeError:
-        return None
+    return "".join(lines)
 
 
 def _type_syntax(tokens: Sequence[tokenize.TokenInfo]) -> list[_Span]:
@@ -114,6 +116,5 @@ def _blank(lines: list[str], start: _Position, end: _Position, encoding: str, ke
         body = line.rstrip("\r\n")
         left = first_col if row == first_row else 0
         right = last_col if row == last_row else len(body)
-        width = len(body[left:right].encode(encoding))
-        filler = (keep if row == first_row else "").ljust(width)
+        filler = (keep if row == first_row else "").ljust(width(body[left:right], encoding))
         lines[row - 1] = body[:left] + filler + body[right:] + line[len(body) :]
