@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import select
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,23 @@ class Process:
         """Whether it still runs: a zombie holds its pid but runs nothing."""
         found = _read(self.pid)
         return found is not None and found[1] == self.started and found[2] != "Z"
+
+    def ends_within(self, seconds: float) -> bool:
+        """Whether it has ended, or ends within ``seconds``, waited for as an event.
+
+        A SIGKILL just sent to it is delivered but not yet acted on: the process is a moment
+        from gone, and a look at once could still find it running.
+        """
+        try:
+            handle = os.pidfd_open(self.pid)
+        except ProcessLookupError:
+            return True
+        try:
+            if self.running():  # the pid still the same process, now that it is held
+                select.select([handle], [], [], seconds)
+        finally:
+            os.close(handle)
+        return not self.running()
 
 
 def _read(pid: int) -> tuple[int, int, str] | None:
