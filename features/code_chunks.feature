@@ -115,6 +115,23 @@ Feature: Code is indexed as prose, symbol by symbol
       """
     And passage 1 is cited at "pager/pager.go#L4-L5"
 
+  Scenario: A grouped constant without a value of its own says what it stands for
+    Given a git repository "auth" holding "auth.go":
+      """
+      package auth
+
+      // Kinds of credential a client can send.
+      const (
+      	BasicAuth Kind = iota
+      	JobToken
+      	PrivateToken
+      )
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "PrivateToken" --retrieval-only --json`
+    Then passage 1 is symbol "PrivateToken" of "auth/auth.go", kind "code", lines 7 to 7
+    And passage 1's heading path is "Kinds of credential a client can send. › implicitly Kind = iota, iota = 2 › PrivateToken"
+
   Scenario: A method is found by its type and name, with its signature and not its body
     When I run `python -m bot.cli ask "Pager.NextPage" --retrieval-only --json`
     Then passage 1 is symbol "Pager.NextPage" of "pager/pager.go", kind "code", lines 13 to 14

@@ -43,6 +43,11 @@ def passage_text(world: World, rank: int, docstring: str):
     assert _passage(world, rank)["text"] == docstring
 
 
+@then(parsers.parse('passage {rank:d}\'s heading path is "{path}"'))
+def passage_heading_path(world: World, rank: int, path: str):
+    assert " › ".join(_passage(world, rank)["heading_path"]) == path
+
+
 @then(parsers.parse('passage {rank:d} is cited at "{url}"'))
 def passage_url(world: World, rank: int, url: str):
     assert _passage(world, rank)["url"] == url

@@ -190,6 +190,37 @@ def test_a_grouped_constant_without_its_own_comment_carries_the_groups_summary()
     assert symbols["defaultTakeCount"].heading_path == ("defaultTakeCount",)
 
 
+def test_a_grouped_constant_without_a_value_says_which_type_and_value_it_repeats():
+    source = b"""package units
+
+// Sizes of storage.
+const (
+	_ = iota // the first spec still counts for iota
+	KiB Size = 1 << (10 * iota)
+	MiB
+	// GiB is the largest.
+	GiB
+)
+
+const (
+	Red = "red"
+	Crimson
+)
+"""
+    chunks = {c.symbol: c for c in chunk_go("units.go", source)}
+    assert_honest(source, list(chunks.values()))
+    assert chunks["KiB"].heading_path == ("Sizes of storage.", "KiB")
+    assert chunks["MiB"].text == "\tMiB"  # the stored text stays the lines it cites
+    assert chunks["MiB"].heading_path == (
+        "Sizes of storage.",
+        "implicitly Size = 1 << (10 * iota), iota = 2",
+        "MiB",
+    )
+    # A comment of its own replaces the group's summary, never the value it repeats.
+    assert chunks["GiB"].heading_path == ("implicitly Size = 1 << (10 * iota), iota = 3", "GiB")
+    assert chunks["Crimson"].heading_path == ('implicitly = "red"', "Crimson")
+
+
 def test_a_constant_group_can_be_cut_as_one_block_with_every_name_searchable():
     chunks = chunk_go("app.go", APP, const_groups="block")
     assert_honest(APP, chunks)

@@ -17,7 +17,8 @@ Each chunk is a contiguous range of lines: the doc comment, then the declaration
 line where its body opens. In a grouped declaration (``const ( ... )``) every constant is a
 chunk of its own, so a citation points at its line; one without a comment of its own has
 the group's comment summarised in its heading path, since Go reads that comment as
-describing every member.
+describing every member; one without a value of its own has the type and value it repeats
+(``implicitly Kind = iota, iota = 2``) there too.
 """
 
 from __future__ import annotations
@@ -135,10 +136,10 @@ class _Cutter:
         siblings: Sequence[Node],
         index: int,
         last: int,
-        context: str = "",
+        context: tuple[str, ...] = (),
     ) -> Symbol:
         first = doc_start(siblings, index, self.lines, _is_comment)
-        path = (context, symbol) if context else (symbol,)
+        path = (*context, symbol)
         return Symbol(symbol, symbol, path, first, last, names, exported=_exported(names[0]))
 
     def _signature_end(self, node: Node) -> int:
@@ -173,15 +174,26 @@ class _Cutter:
             every = [n for spec in members if spec.type in wanted for n in self._names(decl, spec)]
             if every:
                 end = self.lines.last_line_of(decl.start_byte, decl.end_byte)
-                yield self._symbol(every[0], tuple(every), siblings, index, end, summary)
+                yield self._symbol(
+                    every[0], tuple(every), siblings, index, end, (summary,) if summary else ()
+                )
             return
+        repeated = ""  # the type and value a grouped constant without its own repeats
+        position = -1  # iota: the spec's index in the group, counting skipped specs too
         for at, spec in enumerate(members):
-            if spec.type not in wanted or not (kept := self._names(decl, spec)):
+            if spec.type not in wanted:
+                continue
+            implicit = ""
+            if decl.type == "const_declaration":
+                position += 1
+                implicit, repeated = _implicit_value(spec, repeated, position)
+            if not (kept := self._names(decl, spec)):
                 continue
             symbol = self._symbol(kept[0], tuple(kept), members, at, self._spec_end(spec))
             has_own_doc = symbol.first_line < self.lines.line_of(spec.start_byte)
-            if summary and not has_own_doc:
-                symbol = self._symbol(kept[0], tuple(kept), members, at, symbol.last_line, summary)
+            context = tuple(c for c in ("" if has_own_doc else summary, implicit) if c)
+            if context:
+                symbol = self._symbol(kept[0], tuple(kept), members, at, symbol.last_line, context)
             yield symbol
 
     def _names(self, decl: Node, spec: Node) -> list[str]:
@@ -233,6 +245,31 @@ class _Cutter:
                     return self.lines.line_of(body.start_byte)
             at = data.find(b"func", at + 4, value.end_byte)
         return end
+
+
+def _implicit_value(spec: Node, repeated: str, position: int) -> tuple[str, str]:
+    """What a grouped constant without a value of its own stands for, and what the next repeats.
+
+    Go repeats the last type and value written in the group for a constant that has none
+    (``JobToken`` below ``BasicAuth AuthType = iota``), with ``iota`` counting the group's
+    specs from 0. Its own line shows only its name, so the context says what it reads as:
+    ``implicitly AuthType = iota, iota = 1``.
+    """
+    value = spec.child_by_field_name("value")
+    if value is not None:
+        kind = spec.child_by_field_name("type")
+        written = (
+            f"{text_of(kind)} = {text_of(value)}" if kind is not None else f"= {text_of(value)}"
+        )
+        return "", " ".join(written.split())
+    if not repeated:
+        return "", ""
+    text = f"implicitly {repeated}"
+    if len(text) > _SUMMARY_CHARS:
+        text = text[: _SUMMARY_CHARS - 1] + "…"
+    if re.search(r"\biota\b", repeated):
+        text += f", iota = {position}"
+    return text, repeated
 
 
 def _receiver_type(method: Node) -> str:
