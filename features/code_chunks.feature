@@ -191,6 +191,25 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "which status code is not found" --retrieval-only --json`
     Then passage 1 is symbol "codes.NOT_FOUND" of "web/status.py", kind "code", lines 7 to 8
 
+  Scenario: A Python function's overloads and its docstring are one passage
+    Given a git repository "store" holding "box.py":
+      """
+      from typing import overload
+
+      class Box:
+          @overload
+          def get(self, key: int) -> bytes: ...
+          @overload
+          def get(self, key: str) -> str: ...
+          def get(self, key):
+              \"\"\"Fetch the item stored under a numeric slot or a label.\"\"\"
+              return self.items[key]
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "fetch the item stored under a label" --retrieval-only --json`
+    Then passage 1 is symbol "Box.get" of "store/box.py", kind "code", lines 4 to 9
+    And no passage contains "self.items"
+
   Scenario: A Python method defined per Python version inside its class is indexed
     Given a git repository "frames" holding "reader.py":
       """

@@ -311,6 +311,47 @@ class codes(IntEnum):
 # A class body's `if` and `try` branches are walked as module level's are: a method per Python
 # version, a fallback when an import fails. A name defined in several branches is a passage
 # per branch, each citing its own lines; a function's body is never walked.
+def test_overload_stubs_open_the_passage_of_the_definition_after_them():
+    source = b'''import typing
+from typing import overload
+
+
+class Box:
+    # Typed access by slot or label.
+    @overload
+    def get(self, key: int) -> bytes: ...
+
+    @typing.overload
+    def get(self, key: str) -> str: ...
+
+    def get(self, key):
+        """Fetch the item stored under key."""
+        return self.items[key]
+
+    def put(self, key, value):
+        """Store value under key."""
+
+
+@overload
+def parse(text: str) -> int: ...
+@overload
+def parse(text: bytes) -> int: ...
+
+
+def other():
+    """Not an overload of parse."""
+'''
+    chunks = chunk_code("box.py", source)
+    assert_honest(source, chunks)
+    assert [c.symbol for c in chunks] == ["Box", "Box.get", "Box.put", "parse", "other"]
+    get = chunks[1]
+    assert (get.start_line, get.end_line) == (6, 14)  # from the stubs' comment to the docstring
+    assert "def get(self, key: str) -> str" in get.text
+    assert "self.items" not in get.text
+    parse = chunks[3]  # stubs that no definition follows, as in a .pyi file: one passage
+    assert (parse.start_line, parse.end_line) == (21, 24)
+
+
 def test_class_branches_are_walked_but_not_function_bodies():
     source = b'''import sys
 

@@ -7,7 +7,8 @@ Rules, the Go ones carried over to Python's conventions:
   underscore is private, except ``__init__``, which documents how a public class is built)
   is a chunk holding the comment lines directly above it, its decorators, its signature and
   its docstring, never its body; a class also keeps the attribute block right after its
-  docstring (dataclass fields, enum members), its equivalent of a struct's fields;
+  docstring (dataclass fields, enum members), its equivalent of a struct's fields; a
+  function's ``@overload`` stubs open the passage of the definition that follows them;
 - each module-level UPPER_CASE constant is a chunk holding its value, the private
   ``_UPPER_CASE`` ones included: as in Go, a constant is where a default lives, and whether
   it is exported says nothing about whether people ask for it; so is each UPPER_CASE
@@ -30,7 +31,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from bot.corpus.chunk import Chunk
 from bot.corpus.code.fstrings import without_fstrings
@@ -172,29 +173,33 @@ class _Walker:
         if doc is not None:
             first, last = self.line(doc.lineno), self.line(doc.end_lineno or doc.lineno)
             yield Symbol(self.title, self.title, (self.title,), first, last)
-        for node in _imported_statements(tree.body):
+        for node, overloads in _with_overloads(_imported_statements(tree.body)):
             if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
-                yield from self.definition(node, ())
+                yield from self.definition(node, (), overloads)
             elif isinstance(node, _ASSIGNMENTS):
                 yield from self.constant(node)
 
     def definition(
-        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, owners: tuple[str, ...]
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+        owners: tuple[str, ...],
+        overloads: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
     ) -> Iterator[Symbol]:
+        """The kept symbols of a definition; ``overloads``, its first ``@overload``, opens it."""
         if not _public(node.name):
             return
         names = (*owners, node.name)
         symbol = ".".join(names)
-        first = self.comments_above(self.line(_first_line(node)))
+        first = self.comments_above(self.line(_first_line(overloads or node)))
         doc = _docstring(node.body)
         last = self.line(doc.end_lineno or doc.lineno) if doc else self.header_end(node)
         if isinstance(node, ast.ClassDef):
             last = max(last, self.attributes_end(node, doc))
         yield Symbol(symbol, symbol, (symbol,), first, last, names)
         if isinstance(node, ast.ClassDef):
-            for child in _imported_statements(node.body):
+            for child, overloads in _with_overloads(_imported_statements(node.body)):
                 if isinstance(child, (*_FUNCTIONS, ast.ClassDef)):
-                    yield from self.definition(child, names)
+                    yield from self.definition(child, names, overloads)
                 # A constant past the attribute block the class chunk holds: an enum's
                 # members after its methods (httpx's ``codes.NOT_FOUND``), a limit.
                 elif isinstance(child, _ASSIGNMENTS) and self.line(child.lineno) > last:
@@ -278,6 +283,40 @@ def _imported_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
             pending.extend(reversed([*branches, *node.orelse, *node.finalbody]))
         else:
             yield node
+
+
+def _with_overloads(
+    statements: Iterable[ast.stmt],
+) -> Iterator[tuple[ast.stmt, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
+    """Each statement, a function with the first of the ``@overload`` stubs right before it.
+
+    ``@overload`` stubs declare a function's typed signatures and its last, undecorated
+    definition says what it does: apart, each overload is a passage without a docstring and
+    the docstring a passage with an untyped signature. So the stubs open the passage of the
+    definition that follows them (the lines between are contiguous); stubs that no
+    definition of the same name follows, as in a ``.pyi`` file, are one passage together.
+    """
+    run: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for node in statements:
+        if run and not (isinstance(node, _FUNCTIONS) and node.name == run[0].name):
+            yield run[-1], run[0]
+            run = []
+        if isinstance(node, _FUNCTIONS) and _is_overload(node):
+            run.append(node)
+        else:
+            yield node, run[0] if run else None
+            run = []
+    if run:
+        yield run[-1], run[0]
+
+
+def _is_overload(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Decorated ``@overload`` (``@typing.overload``, ``@t.overload``)."""
+    return any(
+        (d.id if isinstance(d, ast.Name) else d.attr) == "overload"
+        for d in node.decorator_list
+        if isinstance(d, ast.Name | ast.Attribute)
+    )
 
 
 def _imported_branches(node: ast.If) -> list[ast.stmt]:
