@@ -210,6 +210,20 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is symbol "Box.get" of "store/box.py", kind "code", lines 4 to 9
     And no passage contains "self.items"
 
+  Scenario: A Python type variable is not indexed as a constant
+    Given a git repository "generic" holding "pairs.py":
+      """
+      from typing import TypeVar
+
+      T = TypeVar("T")
+      FIRST_INDEX = 0
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "TypeVar" --retrieval-only --json`
+    Then no passage contains "T = TypeVar"
+    When I run `python -m bot.cli ask "first index" --retrieval-only --json`
+    Then passage 1 is symbol "FIRST_INDEX" of "generic/pairs.py", kind "code", lines 4 to 4
+
   Scenario: A Python method defined per Python version inside its class is indexed
     Given a git repository "frames" holding "reader.py":
       """

@@ -352,6 +352,19 @@ def other():
     assert (parse.start_line, parse.end_line) == (21, 24)
 
 
+def test_a_type_variable_is_not_a_constant():
+    source = b"""import typing
+from typing import ParamSpec, TypeVar
+
+T = TypeVar("T")
+P = ParamSpec("P")
+Row = typing.TypeVar("Row", bound=dict)
+LIMIT = 5
+VERSION = str(LIMIT)
+"""
+    assert [c.symbol for c in chunk_code("generic.py", source)] == ["LIMIT", "VERSION"]
+
+
 def test_class_branches_are_walked_but_not_function_bodies():
     source = b'''import sys
 

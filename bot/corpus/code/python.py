@@ -14,6 +14,7 @@ Rules, the Go ones carried over to Python's conventions:
   it is exported says nothing about whether people ask for it; so is each UPPER_CASE
   constant of a public class that stands after the class's attribute block (``Class.NAME``:
   an enum's members written after its methods), which the class's own chunk does not hold;
+  a type variable (``T = TypeVar("T")``) is not a constant;
 - module level and a class body include the branches of their ``if`` and ``try`` statements
   (a definition per Python version or platform, a fallback when an import fails), but not the
   body of ``if __name__ == "__main__"`` or ``if TYPE_CHECKING``, which no importer runs (their
@@ -214,6 +215,8 @@ class _Walker:
         name = targets[0].id
         if not _CONSTANT.fullmatch(name) or (isinstance(node, ast.AnnAssign) and not node.value):
             return
+        if _type_variable(node.value):
+            return
         names = (*owners, name)
         symbol = ".".join(names)
         first = self.comments_above(self.line(node.lineno))
@@ -283,6 +286,20 @@ def _imported_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
             pending.extend(reversed([*branches, *node.orelse, *node.finalbody]))
         else:
             yield node
+
+
+# Declarations of a generic's parameter: ``T = TypeVar("T")`` is spelled like a constant but
+# holds no value anybody asks for, and there is one in most typed modules.
+_TYPE_VARIABLES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple"})
+
+
+def _type_variable(value: ast.expr | None) -> bool:
+    """``TypeVar(...)``, ``typing.ParamSpec(...)``, ``t.TypeVarTuple(...)``."""
+    if not isinstance(value, ast.Call):
+        return False
+    called = value.func
+    name = called.id if isinstance(called, ast.Name) else getattr(called, "attr", "")
+    return name in _TYPE_VARIABLES
 
 
 def _with_overloads(
