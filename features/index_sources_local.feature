@@ -80,18 +80,55 @@ Feature: Explaining which local repositories are indexed
     Then the exit code is 0
     And a passage comes from "widgets"
 
-  Scenario: A directory of repositories the system cannot read is unresolved, saying what to do
+  Scenario: A listed path the system cannot read is unresolved, saying what to do
+    Given the index has been built
+    And the configuration also lists a path whose name is too long to look up
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    And the output says "cannot be read (File name too long)"
+    And the output says "correct the path in sources.local or let the user phpbotscout runs as read it"
+    And the error does not say "Traceback"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
+
+  Scenario: An entry of a directory of repositories the system cannot read is unresolved on its own
     Given the index has been built
     And the estate holds a link to a path whose name is too long to look up
     When I run `python -m bot.cli index build`
     Then the exit code is 0
-    And the output says "cannot be read (File name too long"
-    And the output says "correct the path in sources.local or let the user phpbotscout runs as read it"
+    And the output says "cannot be read (File name too long)"
+    And the output says "let the user phpbotscout runs as read it, or add 'link' to sources.exclude"
     And the error does not say "Traceback"
     When I run `python -m bot.cli index sources --json`
-    Then "estate" is listed as missing, under its name and path
+    Then "estate/link" is listed as missing, under its name and path
+    And "estate" is not listed as missing
+    And source "widgets" is "admitted" by clause "local"
+
+  Scenario: A repository that can no longer be read keeps its index, and the others are still refreshed
+    Given a git repository "gadgets" holding "README.md":
+      """
+      # Gadgets
+
+      The gadget library.
+      """
+    And the index has been built
+    And the repository "widgets" in the estate becomes a link to a path whose name is too long to look up
+    And "gadgets" gets a new commit holding "README.md":
+      """
+      # Gadgets
+
+      Gadgets hum when they are ready.
+      """
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 0
+    And source "gadgets" was "indexed"
+    When I run `python -m bot.cli index sources --json`
+    Then source "widgets" is "unresolved" by clause "missing"
+    And the output says "cannot be read (File name too long)"
     When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
     Then a passage comes from "widgets"
+    When I run `python -m bot.cli ask "what do gadgets do when they are ready" --retrieval-only --json`
+    Then a passage comes from "gadgets"
 
   Scenario: A listed repository that is no longer there keeps its index, and the status says so
     Given the configuration also lists "estate/widgets"

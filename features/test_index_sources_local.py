@@ -3,9 +3,11 @@ import shutil
 from pytest_bdd import given, parsers, scenarios, then
 
 from features.conftest import World
-from tests.gitrepo import git, make_repo
+from tests.gitrepo import commit, git, make_repo
 
 scenarios("index_sources_local.feature")
+
+TOO_LONG = "x" * 300  # past NAME_MAX (255)
 
 
 @then(parsers.parse('source "{name}" is "{verdict}" by clause "{clause}"'))
@@ -69,7 +71,28 @@ def estate_moved(world: World) -> None:
 def estate_link_too_long(world: World) -> None:
     # Past NAME_MAX (255): looking the link up fails with an error other than "not found",
     # as a directory the user cannot read does (tests run as root, which reads anything).
-    (world.estate / "link").symlink_to(world.root / ("x" * 300))
+    (world.estate / "link").symlink_to(world.root / TOO_LONG)
+
+
+@given(
+    parsers.parse(
+        'the repository "{name}" in the estate becomes a link to a path whose name is too long '
+        "to look up"
+    )
+)
+def repository_becomes_link_too_long(world: World, name: str) -> None:
+    (world.estate / name).rename(world.root / f"{name}-elsewhere")
+    (world.estate / name).symlink_to(world.root / TOO_LONG)
+
+
+@given("the configuration also lists a path whose name is too long to look up")
+def configuration_lists_too_long(world: World) -> None:
+    configuration_also_lists(world, TOO_LONG)
+
+
+@given(parsers.parse('"{name}" gets a new commit holding "{path}":'))
+def new_commit(world: World, name: str, path: str, docstring: str) -> None:
+    commit(world.estate / name, {path: docstring + "\n"})
 
 
 @then(parsers.parse('no source "{name}" is listed'))

@@ -72,11 +72,13 @@ def discover_local(
     when ``exclude`` lists its name; otherwise it yields an *unresolved* candidate that says
     so, listed under its name and its path, ``NAME (missing at PATH)``; only the directory
     of a repository ``indexed`` (name to location, from the index) from that very path keeps
-    the repository's name, so that the repository is the one reported missing. One repository
-    reached through several configured paths is one candidate; of different repositories
-    with one name, the one reached first takes the name and every later one is a duplicate
-    listed under the name and its path. A repository with no commit yet is rejected as
-    ``empty``, as a GitLab project is.
+    the repository's name, so that the repository is the one reported missing. An entry of a
+    configured directory that cannot be examined is such a candidate on its own, and the
+    directory's other repositories are read as usual. One repository reached through several
+    configured paths is one candidate; of different repositories with one name, the one
+    reached first takes the name and every later one is a duplicate listed under the name
+    and its path. A repository with no commit yet is rejected as ``empty``, as a GitLab
+    project is.
     """
     found: list[tuple[str, Path]] = []
     unusable: list[tuple[Path, str]] = []
@@ -88,14 +90,15 @@ def discover_local(
         if embedded:
             found.append((EMBEDDED_NAME, path))
             continue
-        repositories, problem = _reach(path)
-        excluded = _excluded_name(path, exclude) if problem else None
-        if excluded is not None:
-            # Exclusion comes first: the entry is excluded as it would be were it there, and
-            # no missing repository of a name the configuration shuts out is reported.
-            found.append((excluded, path))
-        elif problem:
-            unusable.append((path, problem))
+        repositories, problems = _reach(path)
+        for where, problem in problems:
+            excluded = _excluded_name(where, exclude)
+            if excluded is not None:
+                # Exclusion comes first: the entry is excluded as it would be were it there,
+                # and no missing repository of a name the configuration shuts out is reported.
+                found.append((excluded, where))
+            else:
+                unusable.append((where, problem))
         found.extend(repositories)
 
     # The same repository reached through several paths (a directory and its parent, a
@@ -131,17 +134,23 @@ def discover_local(
     ]
 
 
-def _reach(path: Path) -> tuple[list[tuple[str, Path]], str | None]:
-    """The repositories a configured path names, with their names, or why it names none."""
+def _reach(path: Path) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]]:
+    """The repositories a configured path names, and the places there that cannot be used.
+
+    Such a place is the path itself, or an entry of the directory it is, each with why.
+    """
     try:
         return _look_in(path)
     except OSError as exc:
         # Permission denied, a name too long, a disk failing: nothing is known of what the
         # path holds, so it is unresolved like a missing one and what it held keeps answering.
-        return [], (
-            f"cannot be read ({_reason(path, exc)}): correct the path in sources.local or "
-            "let the user phpbotscout runs as read it"
-        )
+        return [], [
+            (
+                path,
+                f"cannot be read ({_reason(path, exc)}): correct the path in sources.local or "
+                "let the user phpbotscout runs as read it",
+            )
+        ]
 
 
 def _reason(path: Path, exc: OSError) -> str:
@@ -151,17 +160,34 @@ def _reason(path: Path, exc: OSError) -> str:
     return f"{said}: {os.fsdecode(exc.filename)}" if inside else said
 
 
-def _look_in(path: Path) -> tuple[list[tuple[str, Path]], str | None]:
+def _look_in(path: Path) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]]:
     if not path.exists():
-        return [], "does not exist"
+        return [], [(path, "does not exist")]
     if not path.is_dir():
-        return [], "is a file, not a repository or a directory of repositories"
+        return [], [(path, "is a file, not a repository or a directory of repositories")]
     if is_repository(path):
-        return [(_name(path), path)], None
-    children = sorted(c for c in path.iterdir() if c.is_dir() and is_repository(c))
-    if not children:
-        return [], "holds no git repositories (and is not one)"
-    return [(_name(child), child) for child in children], None
+        return [(_name(path), path)], []
+    repositories: list[tuple[str, Path]] = []
+    unreadable: list[tuple[Path, str]] = []
+    for child in sorted(path.iterdir()):
+        # Each entry on its own: one the system will not let us examine says nothing of its
+        # siblings, which are read as usual while it alone is unresolved.
+        try:
+            if child.is_dir() and is_repository(child):
+                repositories.append((_name(child), child))
+        except OSError as exc:
+            unreadable.append((child, _unreadable_entry(path, child, exc)))
+    if not repositories and not unreadable:
+        return [], [(path, "holds no git repositories (and is not one)")]
+    return repositories, unreadable
+
+
+def _unreadable_entry(directory: Path, entry: Path, exc: OSError) -> str:
+    return (
+        f"cannot be read ({_reason(entry, exc)}), so whether it is a repository is not known: "
+        f"let the user phpbotscout runs as read it, or add {entry.name!r} to sources.exclude. "
+        f"The other repositories in {directory} are read as usual"
+    )
 
 
 def _excluded(name: str, exclude: Collection[str]) -> bool:
@@ -182,7 +208,7 @@ def _excluded_name(path: Path, exclude: Collection[str]) -> str | None:
 
 
 def _unusable_name(path: Path, found: Collection[str], indexed: Mapping[str, str]) -> str:
-    """The name a configured path that cannot be used is listed under.
+    """The name an unusable configured path, or entry of a configured directory, is listed under.
 
     Nothing tells a missing repository from a missing directory of them, so the path's own
     name may be any repository's: listed under it, the entry would overwrite that

@@ -1,5 +1,6 @@
 """Which repositories on disk ``sources.local`` names, and what each is reported as."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -7,7 +8,7 @@ import pytest
 from bot import config as config_module
 from bot.engine import Engine
 from bot.forge.candidates import Verdict
-from tests.gitrepo import git, make_repo
+from tests.gitrepo import commit, git, make_repo
 
 README = "# Alpha\n\nAlpha turns sprockets into gears.\n"
 
@@ -295,21 +296,99 @@ async def test_a_path_the_system_cannot_read_is_unresolved_saying_why_not_a_cras
     }
 
 
-async def test_a_directory_whose_listing_cannot_be_read_keeps_what_it_held(tmp_path):
+def _unreadable_entry(entry: Path, reason: str) -> tuple[str, str, str, str]:
+    detail = (
+        f"{entry} cannot be read ({reason}), so whether it is a repository is not known: let "
+        f"the user phpbotscout runs as read it, or add {entry.name!r} to sources.exclude. The "
+        f"other repositories in {entry.parent} are read as usual"
+    )
+    return (str(entry), "unresolved", "missing", detail)
+
+
+BETA = "# Beta\n\nBeta polishes gears.\n"
+
+
+async def test_an_entry_that_cannot_be_examined_hides_none_of_its_siblings(tmp_path):
+    estate = tmp_path / "estate"
+    make_repo(estate / "alpha", {"README.md": README})
+    make_repo(estate / "beta", {"README.md": BETA})
+    async with await Engine.open(_config(tmp_path, "estate")) as engine:
+        await engine.refresh()
+        # Entries the system will not let us look at (a name past NAME_MAX fails to look up
+        # as a directory the user may not read does, even for root): one where alpha was
+        # indexed from, one never seen before.
+        (estate / "alpha").rename(tmp_path / "alpha-elsewhere")
+        (estate / "alpha").symlink_to(tmp_path / TOO_LONG)
+        (estate / "link").symlink_to(tmp_path / TOO_LONG)
+        commit(estate / "beta", {"README.md": "# Beta\n\nBeta polishes cogs.\n"})
+        report = await engine.refresh()
+        assert report.ok and report.removed == ()
+        assert [(o.name, o.status) for o in report.outcomes] == [("beta", "indexed")]
+        stored = _stored(await engine.sources())
+        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
+        assert (top.repo, top.path) == ("alpha", "README.md")  # answered from its last index
+        top = (await engine.retrieve("what polishes cogs?")).results[0]
+        assert (top.repo, top.path) == ("beta", "README.md")  # read anew
+    assert stored == {
+        "alpha": _unreadable_entry(estate / "alpha", "File name too long"),
+        "beta": (str(estate / "beta"), "admitted", "local", "listed in sources.local"),
+        f"link (missing at {estate / 'link'})": _unreadable_entry(
+            estate / "link", "File name too long"
+        ),
+    }
+
+
+async def test_a_subdirectory_that_may_not_be_entered_hides_none_of_its_siblings(tmp_path):
+    estate = tmp_path / "estate"
+    make_repo(estate / "alpha", {"README.md": README})
+    locked = estate / "locked"
+    locked.mkdir(mode=0o000)
+    try:
+        if os.access(locked, os.X_OK):
+            pytest.skip("this process enters directories it may not (root)")
+        async with await Engine.open(_config(tmp_path, "estate")) as engine:
+            report = await engine.refresh()
+            stored = _stored(await engine.sources())
+    finally:
+        locked.chmod(0o755)
+    assert [(o.name, o.status) for o in report.outcomes] == [("alpha", "indexed")]
+    assert stored == {
+        "alpha": (str(estate / "alpha"), "admitted", "local", "listed in sources.local"),
+        f"locked (missing at {locked})": _unreadable_entry(
+            locked, f"Permission denied: {locked / '.git'}"
+        ),
+    }
+
+
+async def test_an_entry_that_cannot_be_examined_is_excluded_when_its_name_is(tmp_path):
+    estate = tmp_path / "estate"
+    make_repo(estate / "alpha", {"README.md": README})
+    (estate / "Link.git").symlink_to(tmp_path / TOO_LONG)
+    async with await Engine.open(_config(tmp_path, "estate", exclude=("link",))) as engine:
+        report = await engine.refresh()
+        assert [(o.name, o.status) for o in report.outcomes] == [("alpha", "indexed")]
+        stored = _stored(await engine.sources())
+    assert stored == {
+        "alpha": (str(estate / "alpha"), "admitted", "local", "listed in sources.local"),
+        "Link": (str(estate / "Link.git"), "rejected", "excluded", "listed in sources.exclude"),
+    }
+
+
+async def test_a_directory_that_cannot_be_listed_keeps_what_it_held(tmp_path):
     estate = tmp_path / "estate"
     make_repo(estate / "alpha", {"README.md": README})
     async with await Engine.open(_config(tmp_path, "estate")) as engine:
         await engine.refresh()
-        # An entry the system cannot look at: the directory's repositories are not known.
-        (estate / "link").symlink_to(tmp_path / TOO_LONG)
-        report = await engine.refresh()
+        estate.chmod(0o300)  # may be entered, not listed
+        try:
+            if os.access(estate, os.R_OK):
+                pytest.skip("this process lists unreadable directories (root)")
+            report = await engine.refresh()
+        finally:
+            estate.chmod(0o755)
         assert report.removed == () and report.outcomes == ()
         stored = _stored(await engine.sources())
-        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
-        assert (top.repo, top.path) == ("alpha", "README.md")
     assert stored == {
         "alpha": (str(estate / "alpha"), "admitted", "local", "listed in sources.local"),
-        f"estate (missing at {estate})": _unreadable(
-            estate, f"File name too long: {estate / 'link'}"
-        ),
+        f"estate (missing at {estate})": _unreadable(estate, "Permission denied"),
     }
