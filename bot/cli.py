@@ -136,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     # Not an option of bench: taken after the command too, only to be refused with the reason
     # (see _main) rather than as an unrecognized argument. SUPPRESS keeps a global --config.
     bench_cmd.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    # The refusal is reported with bench's own usage, which only this parser knows; a --config
+    # before the command is known only once the whole line is parsed, outside this parser.
+    bench_cmd.set_defaults(command_parser=bench_cmd)
     return parser
 
 
@@ -520,7 +523,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "bench" and args.config is not None:
             # bench would measure without it, and a user who gave it would believe otherwise.
             # PHPBOTSCOUT_CONFIG is ambient, not asked for by this command line: it is ignored.
-            raise _ArgumentsError(parser, _BENCH_READS_NO_CONFIGURATION)
+            raise _ArgumentsError(args.command_parser, _BENCH_READS_NO_CONFIGURATION)
     except _ArgumentsError as exc:
         if not _wants_json(argv):
             # Usage on stderr and exit 2, as argparse reports it.

@@ -117,3 +117,15 @@ Feature: Measuring retrieval with the benchmark
     Then the exit code is 2
     And the JSON error is of kind "usage" and says "bench reads no configuration, so --config would be ignored"
     And the JSON error is of kind "usage" and says "--repos DIR, --retrieval bm25|hybrid"
+    And the JSON error is of kind "usage" and says "Run 'python -m bot.cli bench --help'"
+
+  Scenario: A configuration file given after the benchmark's options is refused with the benchmark's usage
+    Given a questions file:
+      """
+      {"id": "q1", "band": "unanswerable", "question": "who wrote widgets?", "expected": [], "note": ""}
+      """
+    When I run `python -m bot.cli bench questions.jsonl --repos estate --config phpbotscout.toml` as a process of its own
+    Then the exit code is 2
+    And the error says "usage: python -m bot.cli bench [-h] --repos DIR"
+    And the error says "bench reads no configuration, so --config would be ignored"
+    And the error does not say "COMMAND"

@@ -171,9 +171,12 @@ def test_a_config_given_to_bench_is_refused_saying_bench_reads_none(
     assert caught.value.code == 2
     said = capsys.readouterr()
     assert said.out == ""
-    assert said.err.startswith("usage: python -m bot.cli")
+    # bench's own usage, not the program's: the options it names are the ones to give instead.
+    assert said.err.startswith("usage: python -m bot.cli bench [-h] --repos DIR"), said.err
+    assert "python -m bot.cli bench: error: bench reads no configuration" in said.err
     assert "bench reads no configuration, so --config would be ignored" in said.err
     assert "--repos DIR, --retrieval bm25|hybrid" in said.err
     assert main([*argv, "--json"]) == 2
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["kind"] == "usage" and "Leave out --config" in error["message"], error
+    assert "Run 'python -m bot.cli bench --help'" in error["message"], error
