@@ -9,6 +9,12 @@ Feature: The embedded default corpus
     And every passage comes from phpbotscout's documentation, not its code
     And passage 1 cites phpbotscout's documentation site
 
+  Scenario: Asked what the bot does, it answers from the page that introduces it
+    Given no configuration file
+    When I run `python -m bot.cli ask "what does this bot do?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 comes from "docs/index.md"
+
   Scenario: A second build with the checkout unchanged reads nothing
     Given no configuration file
     And the index has been built

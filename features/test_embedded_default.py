@@ -89,6 +89,12 @@ def cites_the_site(world: World) -> None:
     assert first["kind"] == "doc" and first["url"].startswith(site), first
 
 
+@then(parsers.parse('passage 1 comes from "{path}"'))
+def first_passage_from(world: World, path: str) -> None:
+    first = world.json()["results"][0]
+    assert (first["repo"], first["path"]) == ("phpbotscout", path), first
+
+
 @then("every passage was read from the copy's files, not from a commit")
 def read_from_files(world: World) -> None:
     # A directory's files are identified by a digest of their names, sizes and times.
