@@ -272,6 +272,23 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "describe one row of the table by its name and size" --retrieval-only --json`
     Then passage 1 is symbol "describe" of "rows/rows.py", kind "code", lines 4 to 5
 
+  Scenario: A Python module written with Python 3.14's template strings is indexed
+    Given a git repository "queries" holding "queries.py":
+      """
+      GREETING = t"Hello {name}"
+
+
+      def select(table: str, where: str = f"{
+
+          "id = 1"
+      }") -> Template:
+          \"\"\"Build the query that selects the matching rows of a table.\"\"\"
+          return t"SELECT * FROM {table} WHERE {where}"
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "build the query that selects the matching rows of a table" --retrieval-only --json`
+    Then passage 1 is symbol "select" of "queries/queries.py", kind "code", lines 4 to 8
+
   Scenario: A Python module with newer type syntax and a comment in Latin-1 is indexed
     Given a git repository "pairs" holding "pairs.py" saved in Latin-1:
       """

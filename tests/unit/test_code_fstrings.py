@@ -58,6 +58,50 @@ def test_a_single_quoted_fstring_over_lines_continues_with_backslashes(newline):
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_single_quoted_fstring_with_an_empty_line_becomes_a_call_in_brackets(newline):
+    # No backslash fits on an empty line; brackets carry the expression over it instead.
+    source = 'x = Rf"é{\n\n    a\n}"  # y\nY = 1\n'.replace("\n", newline)
+    out = blanked(source)
+    assert out == 'x = ""(   \n\n     \n )  # y\nY = 1\n'.replace("\n", newline)
+
+
+def test_an_fstring_with_an_empty_line_first_in_a_body_is_still_no_docstring():
+    tree = ast.parse(blanked('def f():\n    f"{\n\n}"\n    return 1\n'))
+    function = tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert ast.get_docstring(function) is None
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('x = t"Hello {name}"\n', 'x = f"            "\n'),
+        ('x = T"{d["k"]}" + Tr"\\{a}" + rT\'{b}\'\n', 'x = F"        " + Fr"    " + rF\'   \'\n'),
+        ('x = tR"""{a\n}"""\n', 'x = fR"""  \n """\n'),
+        ('x = f"{t"{a}"}" + t"{f"{a}"}"\n', 'x = f"        " + f"        "\n'),  # nested
+        ('x = t"{\n\n a}"\n', 'x = ""(\n\n   )\n'),
+    ],
+)
+def test_a_template_string_is_blanked_as_an_fstring(source, expected):
+    assert blanked(source) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'x = bt"{a}"\n',  # t combines with r alone
+        'x = ft"{a}"\n',
+        'x = tu"{a}"\n',
+        'x = rtr"{a}"\n',
+        'x = at"{a}"\n',  # a name ending in t is no prefix
+        'x = t "{a}"\n',  # nor is a name apart from the quote
+    ],
+)
+def test_only_a_whole_template_prefix_makes_a_template_string(source):
+    assert blank_fstrings(source) is None
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_a_string_continued_with_a_backslash_goes_on(newline):
     source = 'x = "a\\\nb" + f"{d["k"]}\\\n{y}"\nY = 1\n'.replace("\n", newline)
     assert blanked(source) == 'x = "a\\\nb" + f"        \\\n   "\nY = 1\n'.replace("\n", newline)
@@ -80,7 +124,6 @@ def test_fstrings_inside_plain_strings_and_comments_are_left_alone():
     [
         'x = f"{a\n',  # a field never closed
         'x = f"abc\n',  # a string never closed
-        'x = f"{\n\n  a}"\n',  # a blank line left no place for the backslash
     ],
 )
 def test_text_that_cannot_be_scanned_is_refused(source):

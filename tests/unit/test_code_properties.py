@@ -206,10 +206,11 @@ def go_program(draw):
 
 @st.composite
 def fstring(draw, nl="\n", depth=0):
-    """A Python 3.12 f-string: its own quote reused in a field, nested f-strings, ``{x=}``,
-    format specs holding fields, backslashes, and comments and line breaks inside a field."""
+    """A Python 3.12 f-string or 3.14 t-string: its own quote reused in a field, nested ones,
+    ``{x=}``, format specs holding fields, backslashes, and comments, line breaks and empty
+    lines inside a field."""
     quote = draw(st.sampled_from(['"', "'", '"""', "'''"]))
-    prefix = draw(st.sampled_from(["f", "F", "rf", "Fr"]))
+    prefix = draw(st.sampled_from(["f", "F", "rf", "Fr", "t", "T", "tr", "Rt"]))
     q = quote[0]
     parts = []
     for _ in range(draw(st.integers(min_value=0, max_value=4))):
@@ -226,7 +227,8 @@ def fstring(draw, nl="\n", depth=0):
             parts.append(draw(st.sampled_from(["{x:>{width}.{precision}}", "{when:%H:%M}"])))
         elif part == "lines":
             comment = "  # a comment with " + q + " and }"
-            parts.append("{(" + nl + "    a" + comment + nl + "    + b" + nl + ")}")
+            empty = nl if draw(st.booleans()) else ""
+            parts.append("{(" + nl + empty + "    a" + comment + nl + "    + b" + nl + ")}")
         else:
             parts.append("{ {" + q + "k" + q + ": 1}[" + q + "k" + q + "] }")
     return prefix + quote + "".join(parts) + quote

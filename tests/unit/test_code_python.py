@@ -521,6 +521,44 @@ def test_newer_fstrings_cost_no_declaration_and_are_shown_as_written():
     assert by_name["Report.render"].startswith("    def render(self, title: str = f'{'é'!r:>{3}}')")
 
 
+TEMPLATE_STRINGS = b'''"""Queries, written with Python 3.14's template strings."""
+
+GREETING = t"Hello {name}"
+
+
+def select(table: str, where: Template = rT"{"id"} ~ \\d+") -> Template:
+    """The query selecting rows of ``table``."""
+    return t"SELECT * FROM {table} WHERE {where}"
+
+
+class Query:
+    t"""{"not a docstring"}"""
+
+    def render(self, sep: str = f"{
+
+        ", "
+    }") -> str:
+        """The query as text."""
+        return Tr"{self!r}"
+'''
+
+
+def test_template_strings_and_empty_lines_in_fields_cost_no_declaration():
+    chunks = chunk_code("pkg/queries.py", TEMPLATE_STRINGS)
+    assert_honest(TEMPLATE_STRINGS, chunks)
+    assert spans(chunks) == [
+        ("module queries", 1, 1),
+        ("GREETING", 3, 3),
+        ("select", 6, 7),
+        ("Query", 11, 11),  # a t-string is no docstring, blanked or not
+        ("Query.render", 14, 18),
+    ]
+    by_name = {c.symbol: c.text for c in chunks}
+    assert by_name["GREETING"] == 'GREETING = t"Hello {name}"'
+    assert by_name["select"].startswith('def select(table: str, where: Template = rT"{"id"}')
+    assert by_name["Query.render"].startswith('    def render(self, sep: str = f"{\n\n')
+
+
 def test_newer_fstrings_and_type_syntax_together():
     source = b'def first[T](items: list[T]) -> T:\n    """The first."""\n    return f"{t["a"]}"\n'
     chunks = chunk_code("pkg/first.py", source)

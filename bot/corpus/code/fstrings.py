@@ -1,18 +1,22 @@
-"""Python 3.12's f-strings, blanked out so that an older parser can read the rest (pure).
+"""Newer f-strings and t-strings, blanked so that an older parser can read the rest (pure).
 
 Since Python 3.12 (PEP 701) a replacement field is ordinary code: ``f"{d["key"]}"`` reuses
 the string's own quote, a field may hold backslashes and comments, and a field in a
-single-quoted f-string may run over several lines. The Python this runs on reads all of
-that as a syntax error, and ``ast`` gives up on the whole file at the first one.
+single-quoted f-string may run over several lines. Since Python 3.14 (PEP 750) a template
+string, ``t"Hello {name}"`` (``t`` or ``T``, alone or with ``r`` or ``R`` in either order), has
+the same fields. The Python this runs on reads all of that as a syntax error, and ``ast``
+gives up on the whole file at the first one.
 
-What an f-string says inside is never part of a declaration's outline, so each one is kept
-as an f-string with an empty body: ``f"{d["key"]}"`` becomes ``f"          "``. Each
-character blanked becomes as many spaces as it took bytes and no line end moves, so every
-declaration parses on the lines and at the byte offsets of the original, and the passages
-are then cut from the original bytes. It stays an f-string, not a plain string, so that an
-f-string standing first in a body is still not read as that body's docstring. A line end
-inside a single-quoted f-string gets a backslash just before it, which continues a string
-literal onto the next line in every Python version.
+What such a string says inside is never part of a declaration's outline, so each one is kept
+as an f-string with an empty body: ``f"{d["key"]}"`` becomes ``f"          "``, and
+``t"{name}"`` becomes ``f"      "``. Each character blanked becomes as many spaces as it took
+bytes and no line end moves, so every declaration parses on the lines and at the byte offsets
+of the original, and the passages are then cut from the original bytes. It stays an f-string,
+not a plain string, so that one standing first in a body is still not read as that body's
+docstring. A line end inside a single-quoted f-string gets a backslash just before it, which
+continues a string literal onto the next line in every Python version; an empty line leaves
+no room for one, so such a string becomes a call in brackets, over which any line may run:
+``f"{`` / (empty) / ``x}"`` becomes ``""(`` / (empty) / ``  )``, no docstring either.
 
 ``tokenize`` cannot find where such an f-string ends (it is the old tokenizer that fails),
 hence the small scanner below: it reads code, strings and comments, and inside an f-string
@@ -22,11 +26,17 @@ its literal text, its replacement fields (code again, in brackets) and their for
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from bot.corpus.code.blanking import blanked, width
 
-# String prefixes, lower-cased; ``u`` cannot combine with any other letter.
-_PREFIXES = frozenset({"", "r", "u", "b", "br", "rb", "f", "fr", "rf"})
+# String prefixes, lower-cased, each the whole name before the quote; ``u`` combines with no
+# other letter, and ``t`` with ``r`` alone (PEP 750).
+_PREFIXES = frozenset({"", "r", "u", "b", "br", "rb", "f", "fr", "rf", "t", "tr", "rt"})
+# The letters that give a string replacement fields: an f-string's, or a t-string's.
+_FIELDS = frozenset("ft")
+# A t-string is blanked to an f-string: the Python this runs on knows no ``t`` prefix.
+_AS_FSTRING = str.maketrans("tT", "fF")
 _OPENING = "([{"
 _CLOSING = ")]}"
 _LINE_ENDS = "\r\n"
@@ -38,20 +48,19 @@ class _Malformed(Exception):
 
 
 def without_fstrings(data: bytes) -> bytes | None:
-    """``data`` with the body of every f-string blanked; ``None`` if it has none.
+    """``data`` with the body of every f-string and t-string blanked; ``None`` if it has none.
 
     ``None`` as well when the file cannot be scanned (an unterminated string or field, an
-    unknown encoding, a line inside a single-quoted f-string with nothing on it to carry the
-    backslash): there is nothing to rewrite with confidence then, and the parser's own error
-    stands.
+    unknown encoding): there is nothing to rewrite with confidence then, and the parser's own
+    error stands.
     """
     return blanked(data, blank_fstrings)
 
 
 def blank_fstrings(text: str, encoding: str = "utf-8") -> str | None:
-    """``text`` with the body of every f-string blanked, or ``None`` if it has none.
+    """``text`` with every f-string and t-string blanked, or ``None`` if it has none.
 
-    Every line keeps its byte length in ``encoding`` and its line end. Nested f-strings go
+    Every line keeps its byte length in ``encoding`` and its line end. Nested strings go
     with the one around them.
 
     Raises:
@@ -62,29 +71,45 @@ def blank_fstrings(text: str, encoding: str = "utf-8") -> str | None:
     done = 0
     try:
         scanner.code(0, in_field=False)
-        for start, end, single_quoted in scanner.bodies:
-            out.append(text[done:start])
-            out.append(_blank(text[start:end], encoding, single_quoted))
-            done = end
     except (_Malformed, RecursionError) as exc:
         raise SyntaxError(f"cannot blank f-strings: {exc}") from None
-    if not scanner.bodies:
+    if not scanner.strings:
         return None
+    for string in scanner.strings:
+        out.append(text[done : string.prefix])
+        out.append(_blank_string(text, string, encoding))
+        done = string.end
     out.append(text[done:])
     return "".join(out)
+
+
+class _Found(NamedTuple):
+    """Where an outermost f-string or t-string lies in the text."""
+
+    prefix: int  # the index of its prefix
+    body: int  # of its body, past the opening quote
+    body_end: int  # of the closing quote
+    end: int  # past the closing quote
+
+
+def _blank_string(text: str, found: _Found, encoding: str) -> str:
+    """The f-string to parse in place of ``found``, as wide as it, line for line."""
+    body = text[found.body : found.body_end]
+    single_quoted = found.end - found.body_end == 1
+    if single_quoted and _has_empty_line(body):
+        return _in_brackets(text[found.prefix : found.end], encoding)
+    prefix = text[found.prefix : found.body].translate(_AS_FSTRING)
+    return prefix + _blank(body, encoding, single_quoted) + text[found.body_end : found.end]
 
 
 def _blank(body: str, encoding: str, single_quoted: bool) -> str:
     """Spaces for every byte of ``body``; its line ends kept, after a backslash if single-quoted.
 
-    Raises:
-        _Malformed: a line of a single-quoted body has nothing on it to carry the backslash.
+    A single-quoted body has no empty line (``_in_brackets`` takes those).
     """
     out = []
     for i, char in enumerate(body):
         if char in _LINE_ENDS:
-            if single_quoted and _starts_empty_line(body, i):
-                raise _Malformed("an empty line inside a single-quoted f-string")
             out.append(char)
             continue
         filler = " " * width(char, encoding)
@@ -92,6 +117,23 @@ def _blank(body: str, encoding: str, single_quoted: bool) -> str:
             filler = filler[:-1] + "\\"
         out.append(filler)
     return "".join(out)
+
+
+def _in_brackets(string: str, encoding: str) -> str:
+    """A single-quoted f-string holding an empty line as ``""(`` and ``)``, blank in between.
+
+    The first line holds at least three bytes, the prefix, the quote and the ``{`` or
+    backslash before its line end; the last one ends with the quote, where the ``)`` goes.
+    A string written right after it (``f"{...}" "more"``) cannot follow a call: that file
+    stays unparsed, as it was before.
+    """
+    out = "".join(char if char in _LINE_ENDS else " " * width(char, encoding) for char in string)
+    return '""(' + out[3:-1] + ")"
+
+
+def _has_empty_line(body: str) -> bool:
+    """Whether a line of ``body`` that a line end ends has nothing on it."""
+    return any(char in _LINE_ENDS and _starts_empty_line(body, i) for i, char in enumerate(body))
 
 
 def _starts_empty_line(body: str, at: int) -> bool:
@@ -105,15 +147,15 @@ def _starts_empty_line(body: str, at: int) -> bool:
 
 
 class _Scanner:
-    """Walks Python text once, noting where each outermost f-string's body lies.
+    """Walks Python text once, noting where each outermost f-string or t-string lies.
 
     Every method takes the index to start at; each says which index it returns.
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        # (start, end, single-quoted) of each outermost f-string's body, in order.
-        self.bodies: list[tuple[int, int, bool]] = []
+        # Each outermost f-string or t-string, in order.
+        self.strings: list[_Found] = []
         self._fstring_depth = 0
 
     def code(self, at: int, *, in_field: bool) -> int:
@@ -148,18 +190,18 @@ class _Scanner:
         return at
 
     def string(self, at: int, prefix: str) -> int:
-        """A string literal whose opening quote is at ``at``."""
+        """A string literal whose opening quote is at ``at``, after ``prefix`` (lower-cased)."""
         text = self.text
         quote = text[at] * 3 if text.startswith(text[at] * 3, at) else text[at]
         body = at + len(quote)
-        if "f" not in prefix:
+        if _FIELDS.isdisjoint(prefix):
             end = self._plain_body(body, quote)
         else:
             self._fstring_depth += 1
             end = self._fstring_body(body, quote)
             self._fstring_depth -= 1
             if self._fstring_depth == 0:
-                self.bodies.append((body, end, len(quote) == 1))
+                self.strings.append(_Found(at - len(prefix), body, end, end + len(quote)))
         return end + len(quote)
 
     def _plain_body(self, at: int, quote: str) -> int:

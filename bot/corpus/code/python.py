@@ -67,7 +67,7 @@ def chunk_python(path: str, data: bytes) -> list[Chunk]:
 
 
 def _tree(data: bytes, path: str) -> ast.Module:
-    """The file's syntax tree, read past newer Python's f-strings and type syntax if need be.
+    """The file's syntax tree, read past newer Python's f-strings, t-strings and type syntax.
 
     Raises:
         Unchunkable: the file is not valid Python 3, or cannot be parsed at all.
@@ -88,10 +88,11 @@ def _tree(data: bytes, path: str) -> ast.Module:
 def _without_newer_syntax(data: bytes) -> Iterator[bytes]:
     """The file with newer Python's syntax blanked, a step at a time, as far as it has any.
 
-    Python 3.12's f-strings (``f"{d["k"]}"``), ``def f[T]`` and ``type X = ...`` are a syntax
-    error to this Python; with them blanked, the same lines parse to the same declarations
-    (``bot.corpus.code.fstrings``, ``bot.corpus.code.type_syntax``). The f-strings go first:
-    the tokenizer that finds the type syntax cannot read past them.
+    Python 3.12's f-strings (``f"{d["k"]}"``), 3.14's t-strings (``t"{name}"``), ``def f[T]``
+    and ``type X = ...`` are a syntax error to this Python; with them blanked, the same lines
+    parse to the same declarations (``bot.corpus.code.fstrings``,
+    ``bot.corpus.code.type_syntax``). The strings go first: the tokenizer that finds the type
+    syntax cannot read past them.
     """
     older = without_fstrings(data)
     if older is not None:
