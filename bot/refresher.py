@@ -1,22 +1,25 @@
 """One refresh at a time for ``serve``: the schedule and the push webhook share this lock.
 
 Both call the engine's ``refresh`` (THE refresh path, the one ``index build`` runs), never a
-copy of it. A webhook push for a source already waiting its turn is not queued twice. At
-shutdown the refresh in progress is cancelled: each source is written in its own
-transaction, so an interrupted run leaves the previous index intact.
+copy of it. Pushes that arrive while they must wait share the next run, so a burst of pushes to
+many sources costs one discovery of the group, not one each, and a source already waiting its
+turn is not queued twice. At shutdown the refresh in progress is cancelled: each source is
+written in its own transaction, so an interrupted run leaves the previous index intact.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 
 from bot.engine import Engine
-from bot.errors import PhpbotscoutError
+from bot.errors import ForgeError, PhpbotscoutError, SourceError, UsageError
 from bot.refresh import RefreshReport
 
 log = logging.getLogger(__name__)
+
+SHOWN = 5  # sources a log line names before it counts the rest: a group-wide push names many
 
 
 class Refresher:
@@ -26,7 +29,9 @@ class Refresher:
         self.engine = engine
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[RefreshReport | None]] = set()
-        self._queued: set[str] = set()
+        # The sources requested and not yet started, each with why, in the order they came:
+        # while any wait, one task waits for the lock to refresh them all together.
+        self._requested: dict[str, str] = {}
         self._due_waiting = False  # a refresh of the due sources is queued and not yet started
         self.runs = 0  # completed runs, for status and tests
         self.last: RefreshReport | None = None
@@ -64,49 +69,73 @@ class Refresher:
         return await task
 
     def request(self, source: str, why: str) -> bool:
-        """Refresh ``source`` in the background.
+        """Refresh ``source`` in the background, together with every source requested meanwhile.
 
-        ``False`` if it is already waiting its turn, or the refresher is closed.
+        With nothing running it starts at once; otherwise it joins the sources already waiting
+        for the next run, which refreshes them all with one discovery. ``False`` if ``source``
+        is already waiting its turn, or the refresher is closed.
         """
-        if self._closed or source in self._queued:
+        if self._closed or source in self._requested:
             return False
-        self._queued.add(source)
-        task = asyncio.create_task(self._run((source,), False, why))
+        if not self._requested:
+            self._start(self._run_requested())
+        self._requested[source] = why
+        return True
+
+    def _start(self, work: Coroutine[None, None, RefreshReport | None]) -> None:
+        task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return True
+
+    async def _run_requested(self) -> RefreshReport | None:
+        async with self._lock:
+            # Taken as the lock is: a request from here on waits for the run after this one.
+            requested, self._requested = self._requested, {}
+            why = "; ".join(dict.fromkeys(requested.values()))
+            return await self._refresh(tuple(requested), False, why)
 
     async def _run(self, only: tuple[str, ...], due_only: bool, why: str) -> RefreshReport | None:
         async with self._lock:
-            self._queued.difference_update(only)
             if due_only and not only:
                 self._due_waiting = False  # from here, a new request needs a run of its own
-            scope = ", ".join(only) if only else ("due sources" if due_only else "all sources")
-            log.info("refresh of %s started (%s)", scope, why)
-            try:
-                report = await self.engine.refresh(only, due_only=due_only)
-            except PhpbotscoutError as exc:
-                log.warning("refresh of %s failed (%s): %s", scope, why, exc)
+            return await self._refresh(only, due_only, why)
+
+    async def _refresh(
+        self, only: tuple[str, ...], due_only: bool, why: str
+    ) -> RefreshReport | None:
+        scope = _scope(only, due_only)
+        log.info("refresh of %s started (%s)", scope, why)
+        try:
+            report = await self.engine.refresh(only, due_only=due_only)
+        except PhpbotscoutError as exc:
+            if only[1:] and _refused(exc):
+                # One name the run refused (gone since its push, unresolved again) must not
+                # cost the others their refresh: each alone, the refusal names its own source.
+                log.info("refresh of %s refused (%s); refreshing each alone", scope, why)
+                for name in only:
+                    await self._refresh((name,), False, why)
                 return None
-            self.runs += 1
-            self.last = report
-            done = [f"{o.name}: {o.status}" for o in report.outcomes]
-            log.info(
-                "refresh of %s finished in %.1f s: %s",
-                scope,
-                report.seconds,
-                "; ".join(done) or "nothing due",
-            )
-            for failed in report.failed:
-                log.warning("refresh of %s failed: %s", failed.name, failed.error)
-            for error in report.errors:
-                log.warning("refresh error: %s", error)
-            if not self._intervals_checked:
-                # Once, when the first refresh has found the sources, as index build says it.
-                self._intervals_checked = True
-                for warning in await self.engine.unmatched_interval_warnings():
-                    log.warning("%s", warning)
-            return report
+            log.warning("refresh of %s failed (%s): %s", scope, why, exc)
+            return None
+        self.runs += 1
+        self.last = report
+        done = [f"{o.name}: {o.status}" for o in report.outcomes]
+        log.info(
+            "refresh of %s finished in %.1f s: %s",
+            scope,
+            report.seconds,
+            "; ".join(done) or "nothing due",
+        )
+        for failed in report.failed:
+            log.warning("refresh of %s failed: %s", failed.name, failed.error)
+        for error in report.errors:
+            log.warning("refresh error: %s", error)
+        if not self._intervals_checked:
+            # Once, when the first refresh has found the sources, as index build says it.
+            self._intervals_checked = True
+            for warning in await self.engine.unmatched_interval_warnings():
+                log.warning("%s", warning)
+        return report
 
     async def settle(self) -> None:
         """Wait until every refresh started so far has finished."""
@@ -122,3 +151,24 @@ class Refresher:
         if tasks:
             await asyncio.wait(tasks)
             log.info("stopped %d refreshes at shutdown", len(tasks))
+
+
+def _scope(only: tuple[str, ...], due_only: bool) -> str:
+    """What a run refreshes, for its log lines: the first few names and how many more."""
+    if not only:
+        return "due sources" if due_only else "all sources"
+    if len(only) <= SHOWN:
+        return ", ".join(only)
+    return f"{len(only)} sources ({', '.join(only[:SHOWN])} and {len(only) - SHOWN} more)"
+
+
+def _refused(exc: PhpbotscoutError) -> bool:
+    """Whether the engine refused the names it was given, before refreshing any of them.
+
+    That is a usage error (a name no source is called) or a source error that is not the
+    forge's (a source unresolved); a forge failing, a rate limit above all, would fail each
+    name alone just the same.
+    """
+    return isinstance(exc, UsageError) or (
+        isinstance(exc, SourceError) and not isinstance(exc, ForgeError)
+    )

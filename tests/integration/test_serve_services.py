@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -28,8 +29,8 @@ from tests.answering import answer_config, anthropic_env, make_estate
 from tests.discord_bot import bot_config
 from tests.fakes.anthropic_server import citing
 from tests.fakes.discord import FakeDiscord
-from tests.fakes.estate import configure, upstream
-from tests.fakes.gitlab import FakeGitLab
+from tests.fakes.estate import configure, push, upstream
+from tests.fakes.gitlab import FakeGitLab, Rule
 from tests.gitrepo import commit, make_repo
 from tests.integration.conftest import TOKEN
 
@@ -245,9 +246,12 @@ async def test_scheduled_and_pushed_refreshes_never_overlap_and_a_queued_push_is
     await scheduled
     await refresher.settle()
     assert CountingEngine.overlap == 1
-    assert engine.calls == [((), True), (("widgets",), False), (("gadgets",), False)]
-    assert [(o.name, o.status) for o in refresher.last.outcomes] == [("gadgets", "unchanged")]
-    assert refresher.runs == 3
+    assert engine.calls == [((), True), (("widgets", "gadgets"), False)]
+    assert [(o.name, o.status) for o in refresher.last.outcomes] == [
+        ("gadgets", "unchanged"),
+        ("widgets", "indexed"),
+    ]
+    assert refresher.runs == 2
 
 
 async def test_closing_the_refresher_cancels_what_is_waiting(counting):
@@ -353,6 +357,80 @@ async def test_a_push_to_a_source_unresolved_but_answered_from_its_last_index_re
         await webhook.stop()
         await refresher.close()
         await engine.close()
+
+
+async def push_hook(webhook: PushWebhook, project: str) -> tuple[int, object]:
+    """GitLab's push event for ``project``, sent to ``webhook``: the status and the answer."""
+    async with aiohttp.ClientSession() as http:
+        async with http.post(
+            f"http://127.0.0.1:{webhook.port}{PATH}",
+            json={"object_kind": "push", "project": {"path_with_namespace": project}},
+            headers={"X-Gitlab-Token": "push-secret", "X-Gitlab-Event": "Push Hook"},
+        ) as response:
+            return response.status, await response.json()
+
+
+async def test_pushes_to_several_sources_during_a_refresh_share_one_run_and_one_listing(
+    tmp_path, fake: FakeGitLab, caplog
+):
+    caplog.set_level(logging.INFO, logger="bot.refresher")
+    names = ["acme/a", "acme/b", "acme/c"]
+    for name in names:
+        upstream(fake, name, {"README.md": f"# {name}\n\nIt does things.\n"})
+    fake.feed = names
+    engine = await Engine.open(configure(tmp_path, fake, token=TOKEN))
+    refresher = Refresher(engine)
+    webhook = PushWebhook(engine, refresher, Secret("push-secret"))
+    try:
+        assert (await engine.refresh()).ok
+        for name in names:
+            push(fake, name, {"docs/new.md": f"# New in {name}\n\n## Page\n\nNew text.\n"})
+        await webhook.start("127.0.0.1", 0)
+        fake.clear_log()
+        # The first push's refresh is held in its listing of the group, under the lock.
+        held = Rule(r"/groups/[^/]+/projects$", times=1, release=threading.Event())
+        fake.rules = [held]
+        assert await push_hook(webhook, "acme/a") == (202, {"refreshing": "acme/a"})
+        assert await asyncio.to_thread(held.arrived.wait, 5)
+        assert refresher.running
+        for name in ["acme/b", "acme/c", "acme/b", "acme/a"]:
+            assert await push_hook(webhook, name) == (202, {"refreshing": name})
+        held.release.set()
+        await refresher.settle()
+    finally:
+        await webhook.stop()
+        await refresher.close()
+        await engine.close()
+    assert refresher.runs == 2
+    assert [(o.name, o.status) for o in refresher.last.outcomes] == [
+        ("acme/a", "unchanged"),
+        ("acme/b", "indexed"),
+        ("acme/c", "indexed"),
+    ]
+    listings = [r for r in fake.log if r.path.endswith("/projects")]
+    assert len(listings) == 2  # the held run's and the one shared by every later push
+    assert "refresh of acme/b, acme/c, acme/a started (push webhook)" in caplog.messages
+
+
+async def test_a_shared_run_refused_for_one_source_refreshes_the_others_alone(counting, caplog):
+    caplog.set_level(logging.INFO, logger="bot.refresher")
+    engine, estate = counting
+    refresher = Refresher(engine)
+    async with engine.store.write():  # the refresh in progress blocks at its first write
+        running = asyncio.create_task(refresher.run(why="first"))
+        await until(lambda: refresher.running)
+        assert refresher.request("gadgets", "push") and refresher.request("widgets", "push")
+        (estate / "gadgets").rename(estate.parent / "gadgets")  # gone since its push
+    await running
+    await refresher.settle()
+    assert engine.calls[1:] == [
+        (("gadgets", "widgets"), False),
+        (("gadgets",), False),
+        (("widgets",), False),
+    ]
+    assert [(o.name, o.status) for o in refresher.last.outcomes] == [("widgets", "unchanged")]
+    assert "refresh of gadgets, widgets refused (push); refreshing each alone" in caplog.text
+    assert "refresh of gadgets failed (push): No source called gadgets" in caplog.text
 
 
 async def test_a_scheduled_refresh_reports_a_local_path_it_cannot_read_and_refreshes_the_rest(
