@@ -1,7 +1,8 @@
 Feature: The GitLab push webhook
   With `webhook.listen` set, `serve` listens for GitLab's push events: a push to an indexed
-  source refreshes that source at once, and every request is answered with a status GitLab
-  shows on the hook's page.
+  source refreshes that source at once, or, while a refresh runs, in the one run that follows it
+  with every source pushed meanwhile, and every request is answered with a status GitLab shows
+  on the hook's page.
 
   Background:
     Given the bot serves the push webhook with "widgets" indexed
@@ -23,6 +24,16 @@ Feature: The GitLab push webhook
     When GitLab sends a push to "Widgets"
     Then GitLab is answered 202, refreshing "widgets"
     And "widgets" is indexed again
+
+  Scenario: pushes to several sources while a refresh runs are refreshed together, by one run
+    Given "gadgets" is indexed too
+    And a scheduled refresh is in progress
+    When GitLab sends a push to "widgets"
+    And GitLab sends a push to "gadgets"
+    And GitLab sends a push to "widgets"
+    And the refresh in progress finishes
+    Then one more refresh ran, of "widgets" and "gadgets"
+    And the log says "refresh of widgets, gadgets started (push webhook)"
 
   Scenario: a body nested too deeply to read is refused with 400, not a crash
     When GitLab's token comes with a body of lists nested 100,000 deep

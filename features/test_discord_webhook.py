@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import socket
 from collections.abc import Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +14,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from features.conftest import World
-from tests.discord_bot import BotThread, build_index
+from tests.discord_bot import BotThread, HeldWrite, build_index, wait_for
 from tests.fakes.discord import FakeDiscord
 from tests.gitrepo import make_repo
 from tests.searchindex import damage
@@ -29,16 +32,19 @@ class Hook:
     status: int = 0
     body: Any = None
     stalled: socket.socket | None = None  # a sender that stopped before its body
+    held: HeldWrite | None = None  # the index's write transaction, holding a refresh up
+    refreshing: Future[Any] | None = None  # the refresh it holds up
     stopped: bool = False
 
 
 @pytest.fixture
 def hook(world: World) -> Iterator[Hook]:
     make_repo(world.estate / "widgets", {"README.md": "# Widgets\n\n## Installing\n\nRun it.\n"})
+    make_repo(world.estate / "gadgets", {"README.md": "# Gadgets\n\n## Unpacking\n\nOpen it.\n"})
     with FakeDiscord() as discord:
-        # The repository itself, not its directory: gone, it is reported unresolved.
-        widgets = {"sources": {"local": [str(world.estate / "widgets")]}}
-        config = webhook_config(world.root, world.estate, discord, widgets)
+        # The repositories themselves, not their directory: gone, one is reported unresolved.
+        local = [str(world.estate / "widgets"), str(world.estate / "gadgets")]
+        config = webhook_config(world.root, world.estate, discord, {"sources": {"local": local}})
         build_index(config)
         bot = BotThread(config).start()
         hook = Hook(bot)
@@ -49,6 +55,8 @@ def hook(world: World) -> Iterator[Hook]:
             problems = bot.take_problems()
             assert not problems, problems
         finally:
+            if hook.held is not None:
+                hook.held.release()
             if hook.stalled is not None:
                 hook.stalled.close()
             if not bot.loop.is_closed():
@@ -78,6 +86,41 @@ def source_unresolved(world: World, hook: Hook, name: str) -> None:
     assert state.verdict == "unresolved"
     assert hook.bot.run(hook.bot.engine.retrieve("install widgets")).results
     hook.runs = hook.bot.service.refresher.runs
+
+
+@given(parsers.parse('"{name}" is indexed too'))
+def also_indexed(hook: Hook, name: str) -> None:
+    assert name in {s.name for s in hook.bot.run(hook.bot.engine.sources())}
+
+
+@given("a scheduled refresh is in progress")
+def refresh_in_progress(hook: Hook, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="bot.refresher")
+    assert hook.bot.service is not None
+    refresher = hook.bot.service.refresher
+    hook.held = HeldWrite(hook.bot)  # the refresh waits at its first write, the lock taken
+    run = refresher.run(due_only=True, why="schedule")
+    hook.refreshing = asyncio.run_coroutine_threadsafe(run, hook.bot.loop)
+    wait_for(lambda: refresher.running)
+
+
+@when("the refresh in progress finishes")
+def refresh_finishes(hook: Hook) -> None:
+    assert hook.held is not None and hook.refreshing is not None
+    hook.held.release()
+    hook.held = None
+    hook.refreshing.result(20)
+
+
+@then(parsers.parse('one more refresh ran, of "{first}" and "{second}"'))
+def one_more_refresh(hook: Hook, first: str, second: str, caplog: pytest.LogCaptureFixture) -> None:
+    assert hook.bot.service is not None
+    refresher = hook.bot.service.refresher
+    hook.bot.run(refresher.settle())
+    assert refresher.runs == hook.runs + 2  # the scheduled refresh, and one for every push
+    assert refresher.last is not None
+    assert sorted(o.name for o in refresher.last.outcomes) == sorted([first, second])
+    assert len([m for m in caplog.messages if m.endswith("started (push webhook)")]) == 1
 
 
 @given(parsers.parse('"{name}" is back where it was'))
