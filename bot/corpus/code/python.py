@@ -298,9 +298,7 @@ def _type_variable(value: ast.expr | None) -> bool:
     """``TypeVar(...)``, ``typing.ParamSpec(...)``, ``t.TypeVarTuple(...)``."""
     if not isinstance(value, ast.Call):
         return False
-    called = value.func
-    name = called.id if isinstance(called, ast.Name) else getattr(called, "attr", "")
-    return name in _TYPE_VARIABLES
+    return _name_of(value.func) in _TYPE_VARIABLES
 
 
 def _with_overloads(
@@ -330,11 +328,7 @@ def _with_overloads(
 
 def _is_overload(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Decorated ``@overload`` (``@typing.overload``, ``@t.overload``)."""
-    return any(
-        (d.id if isinstance(d, ast.Name) else d.attr) == "overload"
-        for d in node.decorator_list
-        if isinstance(d, ast.Name | ast.Attribute)
-    )
+    return any(_name_of(d) == "overload" for d in node.decorator_list)
 
 
 def _imported_branches(node: ast.If) -> list[ast.stmt]:
@@ -355,7 +349,7 @@ def _imported_branches(node: ast.If) -> list[ast.stmt]:
 def _never_on_import(test: ast.expr) -> bool:
     """``TYPE_CHECKING`` (``typing.TYPE_CHECKING``) or ``__name__ == "__main__"``, as written."""
     if isinstance(test, ast.Name | ast.Attribute):
-        return (test.id if isinstance(test, ast.Name) else test.attr) == "TYPE_CHECKING"
+        return _name_of(test) == "TYPE_CHECKING"
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return False
     if not isinstance(test.ops[0], ast.Eq):
@@ -363,6 +357,13 @@ def _never_on_import(test: ast.expr) -> bool:
     sides = [test.left, test.comparators[0]]
     named = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
     return named and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
+
+
+def _name_of(node: ast.expr) -> str:
+    """The name an expression ends in: ``overload`` of ``overload`` and ``typing.overload``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
 
 
 def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
