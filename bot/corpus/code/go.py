@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Literal
 
 from tree_sitter import Node
@@ -192,9 +193,7 @@ class _Cutter:
             symbol = self._symbol(kept[0], tuple(kept), members, at, self._spec_end(spec))
             has_own_doc = symbol.first_line < self.lines.line_of(spec.start_byte)
             context = tuple(c for c in ("" if has_own_doc else summary, implicit) if c)
-            if context:
-                symbol = self._symbol(kept[0], tuple(kept), members, at, symbol.last_line, context)
-            yield symbol
+            yield replace(symbol, heading_path=(*context, *symbol.heading_path))
 
     def _names(self, decl: Node, spec: Node) -> list[str]:
         """The spec's names that make it kept, first the one it is known by; [] to skip it."""
