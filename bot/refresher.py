@@ -19,8 +19,6 @@ from bot.refresh import RefreshReport
 
 log = logging.getLogger(__name__)
 
-SHOWN = 5  # sources a log line names before it counts the rest: a group-wide push names many
-
 
 class Refresher:
     """Runs refreshes for ``serve``, never two at once."""
@@ -154,12 +152,10 @@ class Refresher:
 
 
 def _scope(only: tuple[str, ...], due_only: bool) -> str:
-    """What a run refreshes, for its log lines: the first few names and how many more."""
+    """What a run refreshes, for its log lines."""
     if not only:
         return "due sources" if due_only else "all sources"
-    if len(only) <= SHOWN:
-        return ", ".join(only)
-    return f"{len(only)} sources ({', '.join(only[:SHOWN])} and {len(only) - SHOWN} more)"
+    return ", ".join(only)
 
 
 def _refused(exc: PhpbotscoutError) -> bool:
