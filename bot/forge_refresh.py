@@ -49,7 +49,7 @@ from bot.forge.discovery import (
     discover,
 )
 from bot.forge.gitlab import GitLabForge
-from bot.forge.predicate import Policy, same_path
+from bot.forge.predicate import Policy, named_by
 from bot.git_transport import GitAccess
 from bot.index import catalog, writer
 from bot.index.catalog import SourceState
@@ -65,17 +65,6 @@ FETCH_CONCURRENCY = 2  # repositories fetched at once (indexing is always one at
 # Seconds a stopping run gives git to go after SIGTERM before it kills what is left.
 GIT_STOP_GRACE = 2.0
 T = TypeVar("T")
-
-
-def _forget(threads: set[asyncio.Future[Any]]) -> Callable[[asyncio.Future[Any]], None]:
-    """Drop a finished thread's future, reading its outcome: a stopped run wants none of it."""
-
-    def done(work: asyncio.Future[Any]) -> None:
-        threads.discard(work)
-        if not work.cancelled():
-            work.exception()  # read, so asyncio does not log it as never retrieved
-
-    return done
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,8 +155,14 @@ class GitLabSources:
         """
         work = asyncio.ensure_future(asyncio.to_thread(call))
         self._threads.add(work)
-        work.add_done_callback(_forget(self._threads))
+        work.add_done_callback(self._thread_done)
         return await asyncio.shield(work)
+
+    def _thread_done(self, work: asyncio.Future[Any]) -> None:
+        """Drop a finished thread's future, reading its outcome: a stopped run wants none of it."""
+        self._threads.discard(work)
+        if not work.cancelled():
+            work.exception()  # read, so asyncio does not log it as never retrieved
 
     async def _end_git(self) -> None:
         """End the git commands still running (the run was stopped) and wait for their threads.
@@ -231,8 +226,9 @@ class GitLabSources:
         for state in known:
             if state.name in listed:
                 continue
-            new = next((name for name in listed if same_path(name, state.name)), None)
-            if new is not None:
+            # GitLab paths differ by more than letter case, so at most one is another spelling.
+            if respelled := named_by(state.name, sorted(listed)):
+                new = respelled[0]
                 # The same project: rejecting the old spelling "renamed" would list it twice.
                 log.info("%s is now %s in GitLab, in letter case only: one source", state.name, new)
                 self.respelled[state.name] = new
