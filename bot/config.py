@@ -151,7 +151,7 @@ MAX_DURATION = 365 * 86400.0
 
 
 def parse_duration(key: str, value: object) -> float:
-    """Parse ``90``, ``"90s"``, ``"30m"``, ``"6h"``, ``"1d"`` or ``"1h30m"`` into seconds."""
+    """Seconds from ``90``, ``"90"``, ``"90s"``, ``"30m"``, ``"6h"``, ``"1d"`` or ``"1h30m"``."""
     allowed = "a positive number of seconds or a duration such as '90s', '30m', '6h', '1d'"
     seconds = _seconds(key, value, allowed)
     if seconds == 0:
@@ -162,8 +162,6 @@ def parse_duration(key: str, value: object) -> float:
 def _duration_or_zero(key: str, value: object) -> float:
     """A duration, or zero for "every time": what the site check interval accepts."""
     allowed = "0 (ask every run) or a duration such as '90s', '30m', '6h', '1d'"
-    if isinstance(value, str) and value.strip() == "0":
-        return 0.0
     return _seconds(key, value, allowed)
 
 
