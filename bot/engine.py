@@ -23,7 +23,7 @@ from bot.answer.outcome import Outcome
 from bot.answer.providers import build_composer
 from bot.config import Config
 from bot.errors import Busy, EmptyIndexError, ProviderError, StoreError, UsageError
-from bot.forge.predicate import named_by
+from bot.forge.predicate import named_by, same_path
 from bot.index import catalog, records
 from bot.index.catalog import SourceState
 from bot.index.embedder import Embedder, packaged_embedder
@@ -187,11 +187,13 @@ class Engine:
     async def listing_failure(self) -> catalog.ListingFailure | None:
         """The GitLab group listing the last build could not make, and what it said, if any.
 
-        Only a listing of the group configured now counts: with no group, or another one,
-        nothing of the group that failed is missing any more.
+        Only a listing of the group configured now counts (its path in any letter case, as
+        GitLab reads paths): with no group, or another one, nothing of the group that failed
+        is missing any more.
         """
         failure = await catalog.listing_failure(self.store)
-        if failure is None or failure.group != self.config.gitlab_group:
+        group = self.config.gitlab_group
+        if failure is None or group is None or not same_path(failure.group, group):
             return None
         return failure
 

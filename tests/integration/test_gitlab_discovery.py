@@ -525,3 +525,21 @@ async def test_a_forge_that_cannot_be_reached_says_what_to_check(tmp_path, fake)
     assert "GitLab could not be reached for /groups/acme/projects" in report.errors[0]
     assert "Check gitlab.url.api and that GitLab can be reached from here" in report.errors[0]
     assert TOKEN not in report.errors[0]
+
+
+async def test_a_failed_listing_is_still_reported_when_the_group_is_written_in_other_case(
+    tmp_path, fake
+):
+    upstream(fake, "acme/a", README)
+    fake.feed = ["acme/a"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        fake.rules = [Rule(r"/groups/[^/]+/projects", status=503)]
+        await engine.refresh()
+    # GitLab paths ignore letter case: "ACME" is the group whose listing failed.
+    respelled = configure(tmp_path, fake, token=TOKEN, gitlab={"group": "ACME"})
+    async with await Engine.open(respelled) as engine:
+        failure = await engine.listing_failure()
+    assert failure is not None and failure.group == "acme"
+    other = configure(tmp_path, fake, token=TOKEN, gitlab={"group": "other"})
+    async with await Engine.open(other) as engine:
+        assert await engine.listing_failure() is None
