@@ -332,6 +332,14 @@ Feature: Explaining which repositories are indexed
     And I run `python -m bot.cli index status --json`
     Then the status names no failed listing
 
+  Scenario: A failed listing is still reported after the group is written in other letter case
+    Given the index has been built
+    And GitLab answers the group listing with 503
+    When I run `python -m bot.cli index build`
+    Given the configuration writes the group as "ACME"
+    When I run `python -m bot.cli index status --json`
+    Then the status names the failed listing of "acme", which said "503"
+
   Scenario: A rate limit stops the build with a clear message
     Given the forge rate-limits every request
     When I run `python -m bot.cli index build`

@@ -99,6 +99,14 @@ def discovering_configuration(
     )
 
 
+@given(parsers.parse('the configuration writes the group as "{spelling}"'))
+def group_respelled(world: World, forge: FakeGitLab, spelling: str) -> None:
+    config = world.root / "phpbotscout.toml"
+    written = f'group = "{forge.group}"'
+    assert written in config.read_text()
+    config.write_text(config.read_text().replace(written, f'group = "{spelling}"'))
+
+
 @given(parsers.parse('the docs site of "{path}" answers {status:d}'))
 def site_fails(forge: FakeGitLab, status: int, path: str) -> None:
     forge.sites[path.rpartition("/")[2]] = status
