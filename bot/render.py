@@ -13,6 +13,7 @@ from typing import Any
 from bot.answer.backlog import GapGroup
 from bot.answer.outcome import Citation, Outcome
 from bot.engine import Retrieval, SourceStatus
+from bot.forge.origin import redact_urls
 from bot.index.catalog import ListingFailure, SourceState
 from bot.index.retriever import Result
 from bot.refresh import RefreshReport
@@ -416,9 +417,10 @@ def listing_failure_text(
     )
     return (
         f"GitLab's listing of {failure.group} failed in the last build "
-        f"({when_text(failure.failed_at)}), so {held}: {failure.error.rstrip('.')}. "
+        f"({when_text(failure.failed_at)}), so {held}: {redact_urls(failure.error).rstrip('.')}. "
         f"Running the build again fails the same way until that is put right: check "
-        f"gitlab.url.api (now {api_url}), GITLAB_TOKEN, and that GitLab can be reached from "
+        f"gitlab.url.api (now {redact_urls(api_url)}), GITLAB_TOKEN, and that GitLab can be "
+        "reached from "
         "here, then run 'python -m bot.cli index build' again."
     )
 

@@ -30,3 +30,11 @@ def test_gitlab_sources_already_known_are_said_to_be_the_ones_from_before():
     assert "none of its projects is known yet" in local_only  # a local source is not GitLab's
     known = listing_failure_text(failure(), API, [state("acme/handbook", origin="gitlab")])
     assert "its projects are shown as the last listing that worked decided them" in known
+
+
+def test_addresses_in_the_advice_carry_no_credentials():
+    said = "GitLab could not be reached for https://bot:s3cret@gitlab.example.org/api/v4/groups"
+    text = listing_failure_text(failure(said), API + "?private_token=s3cret", [])
+    assert "s3cret" not in text
+    assert "https://***@gitlab.example.org/api/v4/groups" in text
+    assert f"(now {API}?***)" in text
