@@ -125,7 +125,6 @@ def test_ctrl_c_while_git_clones_ends_git_at_once_and_keeps_the_index(tmp_path, 
             os.killpg(build.pid, signal.SIGINT)  # what Ctrl-C at the terminal sends
         finally:
             code, err = exited(build, "stop on Ctrl-C while git clones", timeout=15)
-        assert held.release is not None and not held.release.is_set()  # it never finished
 
     assert (code, err.splitlines()) == (130, [f"interrupted: {LEFT_AS_IT_WAS}"])
     assert any(" clone " in p.command for p in started), started

@@ -140,20 +140,24 @@ def test_a_repository_that_fails_to_index_is_named_in_the_terminal_output(estate
     assert json.loads(capsys.readouterr().out)["build"]["failed_sources"] == ["broken"]
 
 
+@pytest.mark.parametrize("found", ["in the working directory", "through PHPBOTSCOUT_CONFIG"])
 def test_bench_reads_no_configuration_so_a_broken_one_does_not_stop_it(
-    estate, tmp_path, capsys, monkeypatch
+    estate, tmp_path, capsys, monkeypatch, found
 ):
     questions = tmp_path / "questions.jsonl"
     questions.write_text(GOOD)
-    broken = "[index\npath = \n"  # not TOML: every command that reads it is refused
-    (tmp_path / "phpbotscout.toml").write_text(broken)
-    elsewhere = tmp_path / "elsewhere.toml"
-    elsewhere.write_text('[answer]\nprovider = "no such provider"\n')
-    monkeypatch.setenv("PHPBOTSCOUT_CONFIG", str(elsewhere))
+    monkeypatch.delenv("PHPBOTSCOUT_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    if found == "in the working directory":
+        (tmp_path / "phpbotscout.toml").write_text("[index\npath = \n")  # not TOML
+    else:
+        elsewhere = tmp_path / "elsewhere.toml"
+        elsewhere.write_text('[answer]\nprovider = "no such provider"\n')
+        monkeypatch.setenv("PHPBOTSCOUT_CONFIG", str(elsewhere))
     assert main(["bench", str(questions), "--repos", str(estate), "--json"]) == 0
     said = capsys.readouterr()
     assert json.loads(said.out)["bands"]["docs"]["n"] == 1
-    assert said.err == ""  # the ambient PHPBOTSCOUT_CONFIG is ignored without a word
+    assert said.err == ""  # a configuration bench was not given is ignored without a word
     assert main(["index", "status"]) == 2  # the same file stops a command that reads it
 
 
