@@ -278,14 +278,13 @@ class Service:
         bounded = self.composer
         if bounded is not None:
             log.info("model calls: at most %d at once (bound %d)", bounded.peak, bounded.limit)
-        # Paused at once, and shut down only once the refresher has ended every tick: a tick
-        # falling due while serve stops would otherwise be started and then cancelled before
-        # it ran, which APScheduler logs as an error with a traceback.
-        self.schedule.pause()
-        if self.webhook is not None:
-            await self.webhook.stop()
-        await self.refresher.close()
-        self.schedule.shutdown()
+        self.schedule.pause()  # at once; shut down once every tick has ended (see ``pause``)
+        try:
+            if self.webhook is not None:
+                await self.webhook.stop()
+            await self.refresher.close()
+        finally:
+            self.schedule.shutdown()
         try:
             cancelled = await self.desk.drain(grace)
             if cancelled:
