@@ -377,11 +377,11 @@ def refresh_json(report: RefreshReport) -> dict[str, Any]:
     }
 
 
-def when_text(stamp: str | None) -> str:
-    """``5h ago`` for a stored timestamp, or ``never``."""
+def when_text(stamp: str | None, now: datetime | None = None) -> str:
+    """``5h ago`` for a stored timestamp, as of ``now`` (the present if not given), or ``never``."""
     if not stamp:
         return "never"
-    seconds = (datetime.now(UTC) - datetime.fromisoformat(stamp)).total_seconds()
+    seconds = ((now or datetime.now(UTC)) - datetime.fromisoformat(stamp)).total_seconds()
     return age_text(max(0.0, seconds)) + " ago"
 
 

@@ -29,7 +29,7 @@ from bot.engine import SourceStatus
 from bot.forge.origin import redact_urls
 from bot.forge.predicate import named_by
 from bot.index.catalog import ListingFailure, SourceState
-from bot.render import age_text
+from bot.render import age_text, when_text
 
 SOURCES_PREFIX = "src:page:"
 PAGE_SIZE = 10
@@ -114,7 +114,7 @@ def listing_notice(failure: ListingFailure, states: Sequence[SourceState], now: 
     said = escaped_within(redact_urls(failure.error).rstrip(". "), LISTING_ERROR_LIMIT)
     return (
         f"⚠ GitLab's listing of **{group}** failed in the last build "
-        f"({_ago(failure.failed_at, now)}), so {held}. It said: {said}. An operator can check "
+        f"({when_text(failure.failed_at, now)}), so {held}. It said: {said}. An operator can check "
         "`gitlab.url.api`, `GITLAB_TOKEN` and that GitLab can be reached, then build the "
         "index again."
     )
@@ -203,7 +203,7 @@ def source_reply(
         ("Project", link(state.web_url, state.web_url) if state.web_url else ""),
         ("Docs site", link(state.site_url, state.site_url) if state.site_url else ""),
         ("Indexed commit", (state.branch_commit or "")[:12]),
-        ("Last refreshed", _ago(state.refreshed_at, now)),
+        ("Last refreshed", when_text(state.refreshed_at, now)),
         ("Holds", f"{state.documents} documents, {state.chunks} passages"),
         ("Last error", escaped_within(state.last_error or "", ERROR_LIMIT)),
         ("Release lookup", escaped_within(state.release_error or "", ERROR_LIMIT)),
@@ -238,13 +238,6 @@ def _unknown_source(name: str, states: Sequence[SourceState], notice: str) -> Re
         "`python -m bot.cli index build`; `/sources` lists everything known."
     )
     return Reply("\n\n".join(parts))
-
-
-def _ago(stamp: str | None, now: datetime) -> str:
-    if not stamp:
-        return "never"
-    seconds = (now - datetime.fromisoformat(stamp)).total_seconds()
-    return age_text(max(0.0, seconds)) + " ago"
 
 
 def status_reply(
@@ -284,7 +277,7 @@ def status_reply(
         f"**Answers:** {answers}",
         f"**Totals:** {len(statuses)} sources, {documents} documents, {chunks} passages; "
         f"{stale} stale, {failing} failing, {unresolved} unresolved",
-        f"**Last refresh:** {_ago(max(stamps), now) if stamps else 'never'}",
+        f"**Last refresh:** {when_text(max(stamps), now) if stamps else 'never'}",
         *_unembedded_lines(unembedded, chunks),
         "",
     ]
@@ -316,7 +309,7 @@ def _status_line(s: SourceStatus, now: datetime) -> str:
     # Shortened on its own, as /sources does: a line too long for the embed would be left out
     # whole, and every line after it with it.
     name = escaped_within(s.state.name, LISTED_NAME_LIMIT)
-    when = f"refreshed {_ago(s.state.refreshed_at, now)}, every {age_text(s.interval)}"
+    when = f"refreshed {when_text(s.state.refreshed_at, now)}, every {age_text(s.interval)}"
     if _unresolved(s):
         # Its last index still answers, however old, if it has one; say so and why, kept short
         # for the embed.
