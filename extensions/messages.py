@@ -7,7 +7,7 @@ a passage or an answer containing ``@everyone`` or a user mention pings nobody.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -246,14 +246,20 @@ async def _tell_failed(interaction: hikari.ComponentInteraction, exc: Exception)
 
 
 async def listed(engine: Engine) -> tuple[list[SourceState], str]:
-    """Every source, and what ``/sources`` and ``/status`` say first of a failed GitLab listing.
-
-    The notice is "" when the last build's listing worked.
+    """Every source, and what ``/sources`` says first of a failed GitLab listing.
 
     Raises:
         StoreError: the index could not be read.
     """
     states = await engine.sources()
+    return states, await listing_failure_notice(engine, states)
+
+
+async def listing_failure_notice(engine: Engine, states: Sequence[SourceState]) -> str:
+    """What ``/sources`` and ``/status`` say first of a failed GitLab listing; "" if none.
+
+    Raises:
+        StoreError: the index could not be read.
+    """
     failure = await engine.listing_failure()
-    notice = listing_notice(failure, states, datetime.now(UTC)) if failure is not None else ""
-    return states, notice
+    return listing_notice(failure, states, datetime.now(UTC)) if failure is not None else ""

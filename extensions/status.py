@@ -29,7 +29,7 @@ class Status(
         try:
             statuses = await engine.status()
             unembedded = await engine.unembedded()
-            _, notice = await messages.listed(engine)
+            notice = await messages.listing_failure_notice(engine, [s.state for s in statuses])
         except StoreError as exc:
             await messages.tell_unreadable(ctx, "show the index status", exc)
             return
