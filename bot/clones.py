@@ -105,14 +105,18 @@ class CloneState:
     action: str  # "up to date", "fast-forwarded", "cloned" or "cloned again (<why>)"
 
 
+def _said(exc: git.exc.GitCommandError) -> str:
+    """What git (and ssh under it) printed, lower-cased, for matching against known messages."""
+    return f"{exc.stderr} {exc.stdout}".lower()
+
+
 def _is_unreachable(exc: git.exc.GitCommandError) -> bool:
-    text = f"{exc.stderr} {exc.stdout}".lower()
-    return any(marker in text for marker in _UNREACHABLE)
+    return any(marker in _said(exc) for marker in _UNREACHABLE)
 
 
 def _refused(exc: git.exc.GitCommandError) -> ForgeError | None:
     """The forge's refusal or failure as an error that says what to do, if git reports one."""
-    text = f"{exc.stderr} {exc.stdout}".lower()
+    text = _said(exc)
     found = _HTTP_STATUS.search(text)
     status = int(found.group(1)) if found else None
     if status == 401 or any(marker in text for marker in _NO_CREDENTIALS):
@@ -139,15 +143,11 @@ def _refused(exc: git.exc.GitCommandError) -> ForgeError | None:
     return None
 
 
-def _ssh_names(url: str) -> tuple[str, str]:
+def _ssh_names(host: str, port: int) -> tuple[str, str]:
     """The host as ssh and index.ssh.known_hosts name it, and the ssh-keyscan that prints its keys.
 
     Off port 22 the host is ``[host]:port``; the URL's user (or a password) is never shown.
     """
-    where = ssh_endpoint(url)
-    if where is None:
-        return "the forge", "ssh-keyscan"
-    host, port = where
     if port == 22:
         return host, f"ssh-keyscan {host}"
     return f"[{host}]:{port}", f"ssh-keyscan -p {port} {host}"
@@ -158,8 +158,11 @@ def _ssh_refused(exc: git.exc.GitCommandError, url: str) -> ForgeUnreachable | N
 
     With several forges, or a jump host on the way, the setting alone does not say which entry.
     """
-    text = f"{exc.stderr} {exc.stdout}".lower()
-    host, keyscan = _ssh_names(url)
+    where = ssh_endpoint(url)
+    if where is None:  # not an SSH address: whatever was said, ssh did not say it
+        return None
+    text = _said(exc)
+    host, keyscan = _ssh_names(*where)
     if _SSH_KEY_REFUSED in text:
         return ForgeUnreachable(
             f"GitLab at {host} refused the SSH key (Permission denied (publickey)): the key in "
