@@ -163,7 +163,8 @@ def _refused(exc: PhpbotscoutError) -> bool:
 
     That is a usage error (a name no source is called) or a source error that is not the
     forge's (a source unresolved); a forge failing, a rate limit above all, would fail each
-    name alone just the same.
+    name alone just the same. Any other source error escaping a shared run is read the same
+    way: retrying its names one by one costs a discovery each, and loses none of them.
     """
     return isinstance(exc, UsageError) or (
         isinstance(exc, SourceError) and not isinstance(exc, ForgeError)
