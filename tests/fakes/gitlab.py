@@ -228,7 +228,9 @@ class FakeGitLab:
     def __exit__(self, *exc_info: object) -> None:
         # Every request held, even by a rule since taken away: a thread still waiting on one
         # would keep the test process from ever exiting.
-        for release in self._holding:
+        with self._lock:  # handlers add to it under the lock
+            holding = list(self._holding)
+        for release in holding:
             release.set()
         self.server.stop()
 
