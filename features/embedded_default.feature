@@ -15,6 +15,12 @@ Feature: The embedded default corpus
     Then the exit code is 0
     And passage 1 comes from "docs/index.md"
 
+  Scenario: Asked how to use it in Discord, it answers from the section on /ask
+    Given no configuration file
+    When I run `python -m bot.cli ask "how do I ask the bot a question in Discord?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "/ask: asking the bot a question" from "docs/discord.md"
+
   Scenario: A second build with the checkout unchanged reads nothing
     Given no configuration file
     And the index has been built
