@@ -259,29 +259,33 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
             else "No sources known yet. Run 'python -m bot.cli index build' to discover them."
         )
         return 0
+    table = Table(title="sources")
+    for column in ("source", "verdict", "clause", "detail"):
+        table.add_column(column)
+    for s in states:
+        table.add_row(_shown(s.name), s.verdict, s.clause, _shown(s.detail))
+    out.print(table)
     # A failed refresh and a failed release lookup decide what of a source is indexed as its
     # verdict does (an admitted source whose first clone failed holds nothing; code is held
-    # back at its release), so each is shown beside it, as index status shows it; a column is
-    # left out while no source has one.
-    problems = {
-        heading: [_shown(text or "") for text in texts]
-        for heading, texts in (
-            ("last error", [s.last_error for s in states]),
-            ("release lookup", [s.release_error for s in states]),
-        )
-        if any(texts)
-    }
-    table = Table(title="sources")
-    for column in ("source", "verdict", "clause", "detail", *problems):
-        table.add_column(column)
-    for n, s in enumerate(states):
-        shown = [cells[n] for cells in problems.values()]
-        table.add_row(_shown(s.name), s.verdict, s.clause, _shown(s.detail), *shown)
-    out.print(table)
+    # back at its release), so each is said here as index status says it; the verdict's own
+    # detail is in the table.
+    _print_problems(out, states, unresolved=False)
     if failed is not None:
         out.print(f"[red]listing failed[/red]: {_shown(failed)}")
     await _warn_unmatched_intervals(engine)
     return 0
+
+
+def _print_problems(out: Console, states: Sequence[SourceState], *, unresolved: bool) -> None:
+    """Each source's problems, in full, below the table of sources.
+
+    In a column beside eight others, a sentence of advice wraps a word to a line on an
+    80-column terminal; below the table it reads as the sentence it is.
+    """
+    for state in states:
+        for kind, text in render.source_problems(state):
+            if unresolved or not kind.startswith("unresolved"):
+                out.print(f"[red]{kind}[/red]: {_shown(state.name)}: {_shown(text)}")
 
 
 def _listing_failed(
@@ -322,7 +326,7 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
         return 0
     table = Table(title="index status")
     columns = ("source", "commit", "release", "indexed", "refreshed", "stale", "docs", "chunks")
-    for column in (*columns, "error"):
+    for column in columns:
         table.add_column(column)
     for s in statuses:
         table.add_row(
@@ -334,9 +338,9 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
             f"yes (every {render.age_text(s.interval)})" if s.stale else "no",
             str(s.state.documents),
             str(s.state.chunks),
-            _shown(render.problems_text(s.state)),
         )
     out.print(table)
+    _print_problems(out, [s.state for s in statuses], unresolved=True)
     t = data["totals"]
     out.print(
         f"{t['sources']} sources, {t['documents']} documents, {t['chunks']} chunks; "

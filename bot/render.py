@@ -385,20 +385,22 @@ def when_text(stamp: str | None, now: datetime | None = None) -> str:
     return age_text(max(0.0, seconds)) + " ago"
 
 
-def problems_text(state: SourceState) -> str:
-    """What is wrong with a source, for the status table's error column.
+def source_problems(state: SourceState) -> list[tuple[str, str]]:
+    """What is wrong with a source, each problem as its kind and what it says.
 
-    An unresolved verdict, the last refresh error and a failed release lookup.
+    An unresolved verdict, the last refresh error and a failed release lookup; the release
+    lookup's own text says where the code stays.
     """
-    parts = [
-        f"unresolved ({state.clause}): {state.detail}; {_unresolved_consequence(state)}"
-        if state.verdict == "unresolved"
-        else "",
-        state.last_error or "",
-    ]
+    found = []
+    if state.verdict == "unresolved":
+        found.append(
+            (f"unresolved ({state.clause})", f"{state.detail}; {_unresolved_consequence(state)}")
+        )
+    if state.last_error:
+        found.append(("last error", state.last_error))
     if state.release_error:
-        parts.append(f"release: {state.release_error}")  # it says where the code stays
-    return "; ".join(p for p in parts if p)
+        found.append(("release lookup", state.release_error))
+    return found
 
 
 def listing_failure_text(

@@ -184,8 +184,11 @@ Feature: Explaining which repositories are indexed
     And "acme/handbook" has no release error
     When I run `python -m bot.cli index sources`
     Then the exit code is 0
-    And the release lookup column says "its code is left out of the index"
-    And the release lookup column says "Run the build again once GitLab can say which release is the latest"
+    And below the table, the release lookup of "acme/go/config" says "its code is left out of the index"
+    And below the table, the release lookup of "acme/go/config" says "Run the build again once GitLab can say which release is the latest"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 0
+    And below the table, the release lookup of "acme/go/config" says "its code is left out of the index"
 
   Scenario: A source whose refresh failed shows its last error in index sources as in index status
     Given GitLab answers git with 403
@@ -197,7 +200,10 @@ Feature: Explaining which repositories are indexed
     And "acme/tools" has no last error
     When I run `python -m bot.cli index sources`
     Then the exit code is 0
-    And the last error column says "lacks the read_repository scope"
+    And below the table, the last error of "acme/handbook" says "lacks the read_repository scope"
+    When I run `python -m bot.cli index status`
+    Then the exit code is 0
+    And below the table, the last error of "acme/handbook" says "lacks the read_repository scope"
 
   Scenario: Index status reports what each source was indexed from
     Given the index has been built
