@@ -31,6 +31,7 @@ from collections.abc import Callable, Collection, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.clones import Clones, CloneState, RemoteRefs
@@ -49,6 +50,7 @@ from bot.forge.discovery import (
     discover,
 )
 from bot.forge.gitlab import GitLabForge
+from bot.forge.local import is_repository
 from bot.forge.predicate import Policy, named_by
 from bot.git_transport import GitAccess
 from bot.index import catalog, writer
@@ -464,6 +466,7 @@ class GitLabSources:
         existing = await catalog.fingerprints(self.store, name)
 
         def plan() -> writer.SourcePlan:
+            _check_clone(name, clone.path)
             branch = GitSnapshot(clone.path, clone.branch_commit)
             code: ReleaseCode | HeldCode | None = fetched.held
             if fetched.release_tag and clone.release_commit:
@@ -494,6 +497,28 @@ class GitLabSources:
         await writer.write_source(self.store, source_plan)
         log.info("indexed %s (%s)", name, clone.action)
         return _Outcome.indexed(source_plan)
+
+
+def _check_clone(name: str, path: Path) -> None:
+    """Fail a source whose clone went after its fetch, rather than read whatever is there now.
+
+    Raises:
+        SourceError: the clone is gone, replaced, or cannot be read; what to do.
+    """
+    kept = "nothing of it was read this run and its last index keeps answering"
+    try:
+        if is_repository(path):
+            return
+    except OSError as exc:
+        raise SourceError(
+            f"the clone of {name} at {path} cannot be read any more ({exc.strerror}), so {kept}. "
+            "Remove it, or let the user phpbotscout runs as read it; the next build clones it "
+            "again"
+        ) from None
+    raise SourceError(
+        f"the clone of {name} at {path} went away after it was fetched (removed or replaced "
+        f"while the build ran), so {kept}; the next build clones it again"
+    )
 
 
 def _resolve_release(

@@ -23,7 +23,7 @@ from bot.corpus.documents import CORPUS_VERSION
 from bot.errors import SourceError, StoreError, UsageError
 from bot.forge.base import Forge
 from bot.forge.candidates import Candidate, Verdict
-from bot.forge.local import discover_local, is_repository
+from bot.forge.local import changed_since_discovery, discover_local, is_repository
 from bot.forge.predicate import named_by
 from bot.forge_refresh import GitLabSources
 from bot.index import catalog, writer
@@ -150,7 +150,12 @@ async def refresh(
                 continue
             progress.source_started(candidate.name)
             outcome = await refresh_local(
-                store, candidate, scope=scope, force=force, progress=progress
+                store,
+                candidate,
+                scope=scope,
+                force=force,
+                progress=progress,
+                embedded=config.embedded,
             )
             progress.source_finished(outcome)
             outcomes.append(outcome)
@@ -292,12 +297,19 @@ async def _forget_vanished(
     return gone
 
 
-def _open_snapshot(candidate: Candidate) -> Snapshot:
+def _open_snapshot(candidate: Candidate, *, embedded: bool) -> Snapshot:
+    """The snapshot a local source is read from, checked to be the repository admitted.
+
+    Only the embedded default may be a plain directory (an unpacked copy); any other source
+    that is no longer a repository fails, rather than being read as an empty directory.
+    """
     if candidate.path is None:
         raise SourceError(f"{candidate.name} has no path on disk")
-    if is_repository(candidate.path):
-        return GitSnapshot(candidate.path)
-    return DirectorySnapshot(candidate.path)
+    if embedded and not is_repository(candidate.path):
+        return DirectorySnapshot(candidate.path)
+    if (problem := changed_since_discovery(candidate.path)) is not None:
+        raise SourceError(problem)
+    return GitSnapshot(candidate.path)
 
 
 async def refresh_local(
@@ -307,13 +319,17 @@ async def refresh_local(
     scope: Scope,
     force: bool,
     progress: Progress,
+    embedded: bool = False,
 ) -> SourceOutcome:
-    """Re-index one local repository if its commit moved (or ``force``)."""
+    """Re-index one local repository if its commit moved (or ``force``).
+
+    ``embedded``: the source is the embedded default, which may be a plain directory.
+    """
     started = time.perf_counter()
     name = candidate.name
     snapshot: Snapshot | None = None
     try:
-        snapshot = await asyncio.to_thread(_open_snapshot, candidate)
+        snapshot = await asyncio.to_thread(_open_snapshot, candidate, embedded=embedded)
         state = await catalog.source(store, name)
         unchanged = (
             state is not None

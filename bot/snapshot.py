@@ -143,6 +143,11 @@ class DirectorySnapshot:
     _SKIP = frozenset({".git", ".venv", "node_modules", "__pycache__", "site"})
 
     def __init__(self, root: Path) -> None:
+        if not root.is_dir():  # os.walk would list nothing, and the source be emptied
+            raise SourceError(
+                f"{root} is not a directory (any more), so nothing of it was read and its last "
+                "index keeps answering; put it back and run the build again"
+            )
         self._root = root
         self._entries = self._scan()
         digest = hashlib.sha1(usedforsecurity=False)

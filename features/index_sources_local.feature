@@ -130,6 +130,31 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "what do gadgets do when they are ready" --retrieval-only --json`
     Then a passage comes from "gadgets"
 
+  Scenario: A repository removed after the build admitted it fails alone and keeps its index
+    Given a git repository "gadgets" holding "README.md":
+      """
+      # Gadgets
+
+      The gadget library.
+      """
+    And the index has been built
+    And "gadgets" gets a new commit holding "README.md":
+      """
+      # Gadgets
+
+      Gadgets hum when they are ready.
+      """
+    When the index is built, and "widgets" is removed once the build has admitted it
+    Then source "widgets" was "failed"
+    And source "gadgets" was "indexed"
+    And the output says "no longer exists: it changed after discovery admitted it"
+    When I run `python -m bot.cli index status --json`
+    Then the output says "its last index keeps answering"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
+    When I run `python -m bot.cli ask "what do gadgets do when they are ready" --retrieval-only --json`
+    Then a passage comes from "gadgets"
+
   Scenario: A listed repository that is no longer there keeps its index, and the status says so
     Given the configuration also lists "estate/widgets"
     And the index has been built

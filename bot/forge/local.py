@@ -153,6 +153,32 @@ def _reach(path: Path) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]]:
         ]
 
 
+def changed_since_discovery(path: Path) -> str | None:
+    """Why a repository discovery admitted can no longer be read, or ``None`` while it can.
+
+    Discovery and the reading of a source are apart in time (other sources are read between
+    them), and a repository moved, removed or replaced meanwhile must fail on its own: read as
+    it is, a directory with nothing in it would be indexed as a source with no documents.
+    """
+    todo = "put it back, or take it out of sources.local, and run the build again"
+    try:
+        if not path.exists():
+            what = "no longer exists"
+        elif not path.is_dir():
+            what = "is a file now, not a git repository"
+        elif not is_repository(path):
+            what = "is no longer a git repository"
+        else:
+            return None
+    except OSError as exc:
+        what = f"cannot be read any more ({_reason(path, exc)})"
+        todo = "let the user phpbotscout runs as read it, or take it out of sources.local"
+    return (
+        f"{path} {what}: it changed after discovery admitted it, so nothing of it was read "
+        f"this run and its last index keeps answering. To refresh it, {todo}"
+    )
+
+
 def _reason(path: Path, exc: OSError) -> str:
     """What the system said, naming the entry inside ``path`` it said it of."""
     said = exc.strerror or str(exc)

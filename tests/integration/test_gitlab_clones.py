@@ -8,7 +8,7 @@ import os
 import shutil
 import stat
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -19,6 +19,7 @@ from bot import render
 from bot.engine import Engine
 from bot.errors import RateLimited, SourceError
 from bot.index import catalog
+from bot.outcomes import QuietProgress
 from tests.fakes.estate import (
     another_process_holding,
     configure,
@@ -370,6 +371,77 @@ async def test_the_forge_going_down_mid_run_keeps_the_index_and_the_clone(tmp_pa
         assert await _guide_commit(engine) == before
         assert "503" in ((await engine.status())[0].state.last_error or "")
     assert (_clone(tmp_path, "acme/widgets") / ".git").is_dir()
+
+
+class _CloneChangedOnceFetched(QuietProgress):
+    """Changes a source's clone as its indexing starts: after it was fetched, before it is read."""
+
+    def __init__(self, name: str, change: Callable[[Path], None], clone: Path) -> None:
+        self.name, self.change, self.clone = name, change, clone
+
+    def source_started(self, name: str) -> None:
+        if name == self.name:
+            self.change(self.clone)
+
+
+def _clone_replaced_with_file(clone: Path) -> None:
+    shutil.rmtree(clone)
+    clone.write_text("not a clone\n", encoding="utf-8")
+
+
+def _clone_unreadable(clone: Path) -> None:
+    # A name past NAME_MAX fails to look up as a directory the user may not read does, even
+    # for root, which reads through any permission.
+    shutil.rmtree(clone)
+    clone.symlink_to(clone.parent / ("x" * 300))
+
+
+_WENT = (
+    "went away after it was fetched (removed or replaced while the build ran), so nothing of "
+    "it was read this run and its last index keeps answering; the next build clones it again"
+)
+_UNREADABLE = (
+    "cannot be read any more (File name too long), so nothing of it was read this run and its "
+    "last index keeps answering. Remove it, or let the user phpbotscout runs as read it; the "
+    "next build clones it again"
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (shutil.rmtree, _WENT),
+        (_clone_replaced_with_file, _WENT),
+        (lambda clone: shutil.rmtree(clone / ".git"), _WENT),
+        (_clone_unreadable, _UNREADABLE),
+    ],
+    ids=["removed", "a-file", "not-a-repository", "unreadable"],
+)
+async def test_a_clone_changed_after_its_fetch_fails_alone_and_keeps_its_index(
+    tmp_path, fake, change, says
+):
+    _one(fake)
+    upstream(fake, "acme/gadgets", {"README.md": "# Gadgets\n\nGizmos.\n"})
+    fake.feed = ["acme/widgets", "acme/gadgets"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = await _guide_commit(engine)
+        push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nNew.\n"})
+        push(fake, "acme/gadgets", {"README.md": "# Gadgets\n\nWhirligigs.\n"})
+        clone = _clone(tmp_path, "acme/widgets")
+        progress = _CloneChangedOnceFetched("acme/widgets", change, clone)
+        report = await engine.refresh(progress=progress)
+        outcomes = {o.name: (o.status, o.error) for o in report.outcomes}
+        error = f"the clone of acme/widgets at {clone} {says}"
+        assert outcomes == {"acme/widgets": ("failed", error), "acme/gadgets": ("indexed", None)}
+        assert await _guide_commit(engine) == before
+        assert (await engine.retrieve("whirligigs")).results
+        states = {s.name: s for s in await engine.sources()}
+        assert states["acme/widgets"].last_error == error
+        if clone.is_symlink():
+            clone.unlink()  # as the error says: removed, it is cloned again
+        assert await _outcomes(engine) == {"acme/widgets": "indexed", "acme/gadgets": "unchanged"}
+        assert await _guide_commit(engine) != before
 
 
 async def test_a_failed_listing_changes_nothing(tmp_path, fake):

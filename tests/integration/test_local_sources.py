@@ -1,13 +1,17 @@
 """Which repositories on disk ``sources.local`` names, and what each is reported as."""
 
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from bot import config as config_module
+from bot import render
 from bot.engine import Engine
 from bot.forge.candidates import Verdict
+from bot.outcomes import QuietProgress
 from tests.gitrepo import commit, git, make_repo
 
 README = "# Alpha\n\nAlpha turns sprockets into gears.\n"
@@ -392,3 +396,68 @@ async def test_a_directory_that_cannot_be_listed_keeps_what_it_held(tmp_path):
         "alpha": (str(estate / "alpha"), "admitted", "local", "listed in sources.local"),
         f"estate (missing at {estate})": _unreadable(estate, "Permission denied"),
     }
+
+
+class _ChangedOnceAdmitted(QuietProgress):
+    """Changes a repository on disk as its refresh starts: after discovery has admitted it."""
+
+    def __init__(self, name: str, change: Callable[[], None]) -> None:
+        self.name, self.change = name, change
+
+    def source_started(self, name: str) -> None:
+        if name == self.name:
+            self.change()
+
+
+def _replace_with_file(path: Path) -> None:
+    shutil.rmtree(path)
+    path.write_text("not a repository\n", encoding="utf-8")
+
+
+def _unreadable_now(path: Path) -> None:
+    # A name past NAME_MAX fails to look up as a directory the user may not read does, even
+    # for root, which reads through any permission.
+    shutil.rmtree(path)
+    path.symlink_to(path.parent / TOO_LONG)
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (shutil.rmtree, "no longer exists"),
+        (_replace_with_file, "is a file now, not a git repository"),
+        (lambda path: shutil.rmtree(path / ".git"), "is no longer a git repository"),
+        (_unreadable_now, "cannot be read any more (File name too long"),
+    ],
+    ids=["removed", "a-file", "not-a-repository", "unreadable"],
+)
+async def test_a_repository_changed_after_discovery_fails_alone_and_keeps_its_index(
+    tmp_path, change, says
+):
+    estate = tmp_path / "estate"
+    alpha, beta = estate / "alpha", estate / "beta"
+    make_repo(alpha, {"README.md": README})
+    make_repo(beta, {"README.md": BETA})
+    async with await Engine.open(_config(tmp_path, "estate")) as engine:
+        assert (await engine.refresh()).ok
+        commit(alpha, {"README.md": "# Alpha\n\nAlpha turns sprockets into cogs.\n"})
+        commit(beta, {"README.md": "# Beta\n\nBeta polishes cogs.\n"})
+        progress = _ChangedOnceAdmitted("alpha", lambda: change(alpha))
+        report = await engine.refresh(progress=progress)
+        [failed] = report.failed
+        assert failed.name == "alpha" and failed.error is not None
+        assert failed.error.startswith(f"{alpha} {says}")
+        assert "its last index keeps answering" in failed.error
+        assert [(o.name, o.status) for o in report.outcomes] == [
+            ("alpha", "failed"),
+            ("beta", "indexed"),
+        ]
+        assert render.refresh_json(report)["sources"][0]["error"] == failed.error
+        states = await engine.sources()
+        listed = {s["source"]: s["last_error"] for s in render.sources_json(states)}
+        assert listed == {"alpha": failed.error, "beta": None}
+        assert {s.name: s.documents for s in states} == {"alpha": 1, "beta": 1}
+        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
+        assert (top.repo, top.path) == ("alpha", "README.md")  # answered from its last index
+        top = (await engine.retrieve("what polishes cogs?")).results[0]
+        assert (top.repo, top.path) == ("beta", "README.md")  # read anew

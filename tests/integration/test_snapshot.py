@@ -2,6 +2,9 @@
 
 from pathlib import Path
 
+import pytest
+
+from bot.errors import SourceError
 from bot.snapshot import DirectorySnapshot
 
 
@@ -20,3 +23,11 @@ def test_a_directory_is_read_by_its_regular_files_only(tmp_path: Path):
     assert DirectorySnapshot(tmp_path).commit == snapshot.commit  # unchanged files, same id
     (tmp_path / "docs" / "page.md").write_text("# Page, edited\n")
     assert DirectorySnapshot(tmp_path).commit != snapshot.commit
+
+
+def test_a_directory_that_is_not_there_is_an_error_not_an_empty_tree(tmp_path: Path):
+    # Read as empty, it would be indexed as a source with no documents, its last index lost.
+    (tmp_path / "file").write_text("# Not a directory\n")
+    for root in (tmp_path / "gone", tmp_path / "file"):
+        with pytest.raises(SourceError, match=f"^{root} is not a directory"):
+            DirectorySnapshot(root)
