@@ -90,6 +90,14 @@ Feature: Explaining which repositories are indexed
     And no source "acme/handbook" is listed
     And there is no clone of "acme/handbook"
 
+  Scenario: A project renamed in letter case only is not asked again what it told before
+    Given the index has been built
+    And "acme/handbook" is renamed to "acme/Handbook", in GitLab and in the estate feed
+    When the index is built again
+    Then the exit code is 0
+    And the last build read no site config
+    And the last build asked no docs site
+
   Scenario: A project listed twice while the group is read is indexed once
     Given GitLab lists 2 projects a page
     And a public project "acme/moved" moves into the group once the first page has been read

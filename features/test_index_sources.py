@@ -432,6 +432,11 @@ def no_site_asked(forge: FakeGitLab) -> None:
     assert not [r for r in forge.log if r.path.startswith("/sites/")]
 
 
+@then("the last build read no site config")
+def no_site_config_read(forge: FakeGitLab) -> None:
+    assert not [r.path for r in forge.log if "/repository/files/" in r.path]
+
+
 @then("the last build made one request to each indexed repository and nothing else about it")
 def one_request_per_source(world: World, forge: FakeGitLab) -> None:
     indexed = [p for p in forge.projects if p.path in ("acme/handbook", "acme/go/config")]

@@ -38,6 +38,7 @@ from bot.forge.predicate import (
     Policy,
     SiteFacts,
     decide,
+    named_by,
     same_path,
     screen,
 )
@@ -84,9 +85,13 @@ class Memory:
     site_check_interval: float = 0.0
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
 
+    def config_of(self, name: str) -> SiteConfig | None:
+        """The site config an earlier run read of ``name``, under any spelling of its path."""
+        return _remembered(self.configs, name)
+
     def still_answering(self, name: str, url: str, head: str | None) -> SiteSeen | None:
         """The earlier answer of ``name``'s site, if it may stand for this run's."""
-        seen = self.seen.get(name)
+        seen = _remembered(self.seen, name)
         if seen is None or head is None or self.site_check_interval <= 0:
             return None
         if seen.url != url or seen.commit != head:
@@ -96,6 +101,17 @@ class Memory:
         except (TypeError, ValueError):  # unreadable, or without a time zone
             return None
         return seen if 0 <= age < self.site_check_interval else None
+
+
+def _remembered(memory: Mapping[str, T], name: str) -> T | None:
+    """What ``memory`` holds of ``name``, under its own spelling or one differing in case alone.
+
+    GitLab's paths ignore case, so a project renamed in case alone is remembered under its old
+    spelling until this run records the new one; read again, it would say the same. The exact
+    spelling wins; of several others none is surely it, so nothing is reused.
+    """
+    names = named_by(name, memory)
+    return memory[names[0]] if len(names) == 1 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +259,7 @@ async def _with_site(
 ) -> ForgeCandidate:
     refs = await probe(project)
     head = refs.head if isinstance(refs, RemoteRefs) else None
-    known = memory.configs.get(project.path)
+    known = memory.config_of(project.path)
     config: SiteConfig | Unknown
     if head is not None and known is not None and known.commit == head:
         config = known

@@ -557,6 +557,28 @@ async def test_a_project_renamed_in_letter_case_only_is_one_source_under_its_new
     assert _clone(tmp_path, "acme/widgets").is_dir()
 
 
+async def test_a_project_renamed_in_letter_case_only_is_not_asked_again_what_it_told(
+    tmp_path, fake
+):
+    upstream(fake, "acme/Widgets", {"README.md": "# Widgets\n\nSprockets.\n"})
+    fake.feed = ["acme/widgets"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        asked = [r.path for r in fake.log if "/repository/files/" in r.path]
+        assert asked and all("zensical.toml" in path for path in asked)
+        assert [r.method for r in fake.log if r.path.startswith("/sites/")] == ["HEAD"]
+        rename(fake, "acme/Widgets", "acme/widgets")
+        fake.clear_log()
+        report = await engine.refresh()
+        assert report.respelled == (("acme/Widgets", "acme/widgets"),)
+        # The same project at the same commit: its site config and its site's answer stand.
+        assert [r.path for r in fake.log if "/repository/files/" in r.path] == []
+        assert [r.path for r in fake.log if r.path.startswith("/sites/")] == []
+        (state,) = await engine.sources()
+        assert (state.name, state.verdict, state.clause) == ("acme/widgets", "admitted", "site")
+        assert "last answered at" in state.detail
+
+
 async def test_a_source_named_in_its_old_letter_case_refreshes_it_under_the_new_one(tmp_path, fake):
     # A push sent before the rename, or a command typed from memory, names the old spelling.
     upstream(fake, "acme/Widgets", {"README.md": "# Widgets\n\nSprockets.\n"})

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.forge.discovery import Memory, SiteSeen
+from bot.forge.discovery import Memory, SiteConfig, SiteSeen
 
 URL = "https://acme.example/lib/"
 HEAD = "a" * 40
@@ -53,3 +53,17 @@ def test_an_answer_whose_age_is_not_within_the_interval_is_asked_again(at):
 def test_an_interval_of_zero_never_reuses_an_answer():
     memory = _memory("2026-06-01T12:00:00+00:00", interval=0)
     assert memory.still_answering("acme/lib", URL, HEAD) is None
+
+
+def test_a_path_respelled_in_letter_case_finds_what_was_remembered_of_it():
+    old = SiteConfig(HEAD, "zensical.toml", URL)
+    memory = Memory(configs={"acme/Lib": old}, seen={"acme/Lib": SiteSeen(URL, HEAD, "x")})
+    assert memory.config_of("acme/lib") is old
+    assert memory.config_of("acme/library") is None
+
+
+def test_the_exact_spelling_wins_and_several_others_are_none_of_them():
+    exact, other = SiteConfig(HEAD, "zensical.toml", URL), SiteConfig(HEAD, "mkdocs.yml", None)
+    assert Memory(configs={"acme/Lib": other, "acme/lib": exact}).config_of("acme/lib") is exact
+    several = Memory(configs={"acme/Lib": exact, "acme/LIB": other})
+    assert several.config_of("acme/lib") is None
