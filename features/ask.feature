@@ -171,6 +171,21 @@ Feature: Asking a question
     And "answer.model" appears nowhere in the output
     And the documentation-gap backlog is empty
 
+  Scenario Outline: An API that answers with a redirect is an error, and nothing follows it
+    Given the API answers every request with a <status> redirect to another host
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error kind is "provider"
+    And the error message says "answered with a redirect (HTTP <status>) to http://127.0.0.2:"
+    And the error message says "it was not followed, so nothing was sent there. Set ANTHROPIC_BASE_URL to the address the API answers at without redirecting"
+    And nothing reached the other host
+    And the documentation-gap backlog is empty
+
+    Examples:
+      | status |
+      | 307    |
+      | 308    |
+
   Scenario Outline: An API address that ends in /v1 is refused before any question, saying what to set
     Given the API's address has "<suffix>" at its end
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -1,6 +1,7 @@
 import dataclasses
 import json
 import sqlite3
+from collections.abc import Iterator
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
@@ -8,10 +9,18 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from bot.answer.fence import looks_like_delimiter
 from bot.cli import main
 from features.conftest import World, cli_arguments
-from tests.fakes.anthropic_server import KEY, citing, error, message, tool_call
+from tests.fakes.anthropic_server import KEY, Behaviour, citing, error, message, tool_call
+from tests.fakes.gitlab import Recorder
 from tests.pipes import run_cli
 
 scenarios("ask.feature")
+
+
+@pytest.fixture
+def elsewhere() -> Iterator[Recorder]:
+    """Another host, on another loopback address, recording whatever reaches it."""
+    with Recorder() as foreign:
+        yield foreign
 
 
 def _set_answer(world: World, text: str) -> None:
@@ -93,6 +102,12 @@ def model_declines_slowly(fake_anthropic, seconds, reason):
 @given("the model is overloaded")
 def model_overloaded(fake_anthropic):
     fake_anthropic.script(error(529, "overloaded_error", "Overloaded", {"retry-after-ms": "5"}))
+
+
+@given(parsers.parse("the API answers every request with a {status:d} redirect to another host"))
+def api_redirects(fake_anthropic, elsewhere, status):
+    target = f"{elsewhere.url}/v1/messages"
+    fake_anthropic.script(Behaviour(status, {}, {"Location": target}))
 
 
 @given(parsers.parse('the API refuses the request because "{said}"'))
@@ -215,6 +230,11 @@ def declined_as(world, kind):
 @then(parsers.parse('the decline reason says "{text}"'))
 def reason_says(world, text):
     assert text in world.json()["decline"]["reason"]
+
+
+@then("nothing reached the other host")
+def nothing_elsewhere(elsewhere):
+    assert elsewhere.log == []
 
 
 @then("the model was not asked")

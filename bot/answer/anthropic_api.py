@@ -7,7 +7,9 @@ and a question must not wait on that. A deadline reached while the API was still
 429 or 5xx is reported as that, not as a slow model. Failures become ``ProviderError`` with a
 message that says what to do and never contains the key; a reply the model did not finish (cut
 off at the output token limit, refused, paused) or one that cannot be read (no answer tool call,
-a field missing or of the wrong type) is such a failure too, never a decline.
+a field missing or of the wrong type) is such a failure too, never a decline. A redirect is
+never followed: the request carries the question and its passages, and they go only to the
+address configured, so a redirect is a failure that names where it pointed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ log = logging.getLogger(__name__)
 MAX_TOKENS = 2048
 MAX_RETRIES = 2  # three attempts in all; the SDK retries 408, 409, 429 and 5xx
 PROVIDER = "anthropic"
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 # The HTTP statuses one answer's attempts got, in order. The client's response hook runs in the
 # task that asked, so each answer sees its own; a list, so that a copy of the context still
@@ -69,6 +72,7 @@ class AnthropicComposer:
         # How the address is named in messages, which asker and database both see: a proxy's
         # address may carry a password of its own.
         self._base_url = redact_urls(base_url) if base_url else "the Anthropic API"
+        self._api = f"The Anthropic API at {self._base_url}" if base_url else "The Anthropic API"
         # base_url is passed only when configured, so the SDK keeps its own default.
         options: dict[str, Any] = {"base_url": base_url} if base_url else {}
         self._client = anthropic.AsyncAnthropic(
@@ -77,7 +81,11 @@ class AnthropicComposer:
             max_retries=max_retries,
             # The SDK's aiohttp transport: the same requests, for less CPU per call than its
             # default HTTP stack (measured under load), on the HTTP client Discord uses too.
-            http_client=anthropic.DefaultAioHttpClient(event_hooks={"response": [_note_status]}),
+            # The SDK follows redirects by default, and a 307 or 308 would send the question
+            # and its passages on to whatever host the redirect names.
+            http_client=anthropic.DefaultAioHttpClient(
+                event_hooks={"response": [_note_status]}, follow_redirects=False
+            ),
             **options,
         )
 
@@ -112,6 +120,8 @@ class AnthropicComposer:
         except anthropic.APITimeoutError:
             raise self._timed_out(statuses) from None
         except anthropic.APIStatusError as exc:
+            if exc.status_code in _REDIRECTS:
+                raise _redirected(self._api, exc.response) from None
             raise _status_error(exc, self._model) from None
         except anthropic.APIConnectionError:
             raise ProviderError(
@@ -174,6 +184,24 @@ class AnthropicComposer:
     async def aclose(self) -> None:
         """Close the SDK's connection pool."""
         await self._client.close()
+
+
+def _redirected(api: str, response: httpx2.Response) -> ProviderError:
+    """The API answered with a redirect, which was not followed (see the module docstring)."""
+    location = response.headers.get("location", "")
+    if not location:
+        where, fix = "no address at all", ""
+    else:
+        target = response.url.join(location)
+        where = redact_urls(str(target))
+        # The client adds /v1/messages itself, so the address to configure is what comes before.
+        root = str(target.copy_with(query=None, fragment=None)).removesuffix("/v1/messages")
+        fix = f" ({redact_urls(root)}, if that is the API you meant)"
+    return ProviderError(
+        f"{api} answered with a redirect (HTTP {response.status_code}) to {where}; it was not "
+        "followed, so nothing was sent there. Set ANTHROPIC_BASE_URL to the address the API "
+        f"answers at without redirecting{fix}, then ask again."
+    )
 
 
 def _unusable(base_url: str, why: str) -> ProviderError:

@@ -368,6 +368,32 @@ async def test_a_retry_after_past_the_deadline_is_reported_as_the_apis_refusal(
     assert len(fake_anthropic.received) == 1
 
 
+@pytest.mark.parametrize("status", [302, 307, 308])
+async def test_a_redirect_is_an_error_and_nothing_goes_where_it_points(
+    engine, fake_anthropic, recorder, status
+):
+    # A 307 or 308, followed, would send the question and its passages on to the other host.
+    elsewhere = f"{recorder.url}/v1/messages?token=SECRET"
+    fake_anthropic.script(Behaviour(status, {}, {"Location": elsewhere}))
+    with pytest.raises(ProviderError) as caught:
+        await engine.ask(QUESTION)
+    assert recorder.log == []
+    assert len(fake_anthropic.received) == 1  # a redirect is not retried either
+    message = str(caught.value)
+    assert message.startswith(
+        f"The Anthropic API at {fake_anthropic.url} answered with a redirect (HTTP {status}) "
+        f"to {recorder.url}/v1/messages?"
+    )
+    assert "SECRET" not in message
+    assert (
+        f"Set ANTHROPIC_BASE_URL to the address the API answers at without redirecting "
+        f"({recorder.url}, if that is the API you meant), then ask again."
+    ) in message
+    [row] = await answer_rows(engine)
+    assert row[:3] == ("error", None, message)
+    assert await engine.gaps() == []
+
+
 async def test_nothing_matched_asks_no_model(engine, fake_anthropic):
     outcome = await engine.ask("zyzzyva quux")
     assert outcome.kind == "declined"
