@@ -119,6 +119,33 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
+  Scenario Outline: A passage pointed to as <form> must be one of the passages supplied
+    Given the model answers "Set `frobnication.depth` to seven <marker>." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the question is declined as "ungrounded"
+    And the decline reason says "cited passage 99, but only passages 1–"
+
+    Examples:
+      | form                     | marker |
+      | a footnote               | [^99]  |
+      | a superscript            | ⁹⁹     |
+      | a number in parentheses  | (99)   |
+
+  Scenario: A passage pointed to as a footnote is listed with its citations
+    Given the model answers "Run `widgetctl install`[^1], then set `frobnication.depth` to seven (2)." citing passage 2
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
+  Scenario: Steps numbered in parentheses are prose, not passages pointed to
+    Given the model answers "To tune widgets, (1) open `widgets.toml` and (2) set `frobnication.depth` to seven." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "How do I tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 1 passages
+
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

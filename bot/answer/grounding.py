@@ -1,7 +1,8 @@
 """Checking a drafted answer against the passages it was drafted from (pure).
 
 A draft is shown only if it cites at least one passage, every passage number it uses (in its
-citations or as a ``[n]`` or ``[n-m]`` marker in its text) names a passage that was supplied,
+citations or as a marker in its text: ``[n]`` or ``[n-m]``, and the footnote, superscript and
+parenthesised forms a reader takes for the same) names a passage that was supplied,
 every identifier it writes as code occurs in a passage it cites, and every link it gives comes
 from a passage it cites. The identifier rule catches the commonest invention: a plausible option,
 flag or function that the documentation never mentions; the link rule keeps an answer from
@@ -48,9 +49,29 @@ _LINK = re.compile(
 )
 _LINK_TRAIL = ".,;:!?'\")]*_"
 LINK_REMOVED = "(a link no passage gives was removed)"
-# A passage marker in prose: [2], [1, 3], or a range, [1-3] or [1–3], alone or in a list.
+# A passage marker in prose: [2], [1, 3], or a range, [1-3] or [1–3], alone or in a list. A
+# reader takes three other forms for the same thing, so they are read too, lest an answer be
+# shown pointing at a passage nobody checked: a footnote, seven[^2]; a superscript, seven²
+# (not an exponent, 10⁶ or n²); and a number in parentheses where it closes a clause, seven (2).
+# One followed by more words, "(1) install it, (2) tune it", is an enumeration, not a marker.
 _MARKED = r"\d{1,6}(?:\s*[-\u2010-\u2015\u2212]\s*\d{1,6})?"
-_MARKER = re.compile(rf"(?<!\w)\[({_MARKED}(?:\s*,\s*{_MARKED})*)\]")
+_LISTED = rf"{_MARKED}(?:\s*,\s*{_MARKED})*"
+_SUPER_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰ to ⁹
+_SUPERSCRIPTS = str.maketrans(f"{_SUPER_DIGITS}\u207b\u02d2", "0123456789-,")  # ⁻ and ˒ too
+_SUPER = f"[{_SUPER_DIGITS}]+"
+_MARKER = re.compile(
+    rf"(?<!\w)\[(?P<bracket>{_LISTED})\]"
+    rf"|\[\^(?P<footnote>{_LISTED})\]"
+    # Not after a digit or a one-letter word: an exponent.
+    rf"|(?<![\d{_SUPER_DIGITS}])(?<!\b[^\W\d_])"
+    rf"(?P<superscript>{_SUPER}(?:\s*[,\u02d2\u207b-]\s*{_SUPER})*)"
+    # A run of them is matched whole, so no text is read twice; it counts only when nothing
+    # but punctuation, or the line's end, follows it (``closes``).
+    rf"|(?<![\w\]])(?P<parenthesised>\({_LISTED}\)(?:[ \t]*\({_LISTED}\))*)"
+    rf"(?=[ \t]*(?P<closes>[.,;:!?)\]\[{_SUPER_DIGITS}]|$)|)",
+    re.M,
+)
+_PARENTHESES = str.maketrans("()", ",,")
 _NUMBER = re.compile(r"\d+")
 # A range wider than this stands for its two ends only: what lies between is listed no further,
 # and a model's reply cannot make the checks count through millions of numbers.
@@ -125,10 +146,18 @@ def _marked(item: str) -> range | tuple[int, ...]:
     return range(low, high + 1) if high - low < _RANGE_LIMIT else (low, high)
 
 
+def _marker_text(m: re.Match[str]) -> str:
+    """A marker's numbers as ``[n]`` writes them, or ``""`` for an enumeration's ``(1)``."""
+    if m["parenthesised"] is not None:
+        return m["parenthesised"].translate(_PARENTHESES) if m["closes"] is not None else ""
+    return (m["bracket"] or m["footnote"] or m["superscript"]).translate(_SUPERSCRIPTS)
+
+
 def markers(markdown: str) -> list[int]:
-    """The passage numbers the answer's prose refers to as ``[n]`` or ``[n-m]``, code left out."""
+    """The passage numbers the answer's prose refers to, in any marker's form, code left out."""
     prose = _read_code(markdown).prose
-    items = (item for m in _MARKER.finditer(prose) for item in m.group(1).split(","))
+    found = (_marker_text(m) for m in _MARKER.finditer(prose))
+    items = (item for text in found for item in text.split(",") if item.strip())
     return list(dict.fromkeys(n for item in items for n in _marked(item)))
 
 

@@ -1,5 +1,6 @@
 """The grounding checks: passage numbers from the supplied set; code and links from cited ones."""
 
+import time
 from dataclasses import dataclass
 
 from hypothesis import given
@@ -204,6 +205,41 @@ def test_a_range_of_passages_in_the_text_counts_every_passage_in_it():
     assert wide is not None and "cited passage 4–99, but" in wide.reason
     # However wide, a range is checked at its ends and never counted through.
     assert markers("[1-999999]") == [1, 999999]
+
+
+def test_a_passage_pointed_to_as_a_footnote_superscript_or_in_parentheses_is_checked():
+    # A reader takes each of these for a passage's number, as [n] is.
+    assert markers("Seven[^1], eight² and nine (3).") == [1, 2, 3]
+    assert markers("Seven¹˒³, eight²⁻³; nine (1, 3) (2-3).") == [1, 3, 2]
+    for marked in ("(9)", "[^9]", "⁹", "(1-9)", "¹⁻⁹"):
+        text = f"Set `frobnication.depth` to seven {marked}."
+        decline = judge(answer(text, [1]), PASSAGES)
+        assert decline is not None and decline.kind == "ungrounded", text
+        assert "cited passage" in decline.reason and "only passages 1–3" in decline.reason, text
+    footnoted = "Set `frobnication.depth` to seven[^9].\n\n[^9]: The tuning guide."
+    assert judge(answer(footnoted, [1]), PASSAGES) is not None
+    # A passage pointed to in any of these forms is cited: its names count, and it is listed.
+    for marked in ("(2)", "[^2]", "²"):
+        assert judge(answer(f"Run `widgetctl install` {marked}.", [1]), PASSAGES) is None
+        assert cited_numbers(answer(f"Run it {marked}.", [1])) == (1, 2)
+
+
+def test_numbered_steps_and_exponents_are_prose_not_passage_markers():
+    assert markers("Either (1) install it or (2) tune it; then (3) restart.") == []
+    assert markers("Up to 10⁶ requests, O(n²) time, x² + 2³²; `f (4).` and f(5).") == []
+    steps = "To tune: (1) open `widgets.toml`, (2) set `frobnication.depth` to seven [1]."
+    assert judge(answer(steps, []), PASSAGES) is None
+    assert cited_numbers(answer(steps, [])) == (1,)
+
+
+def test_reading_markers_takes_time_in_proportion_to_the_text():
+    # Each run of parenthesised numbers is read once, however many follow it: a reply of
+    # thousands of them, none closing a clause, is read at once rather than over and over.
+    # Read over and over, these take most of a minute; read once, hundredths of a second.
+    started = time.perf_counter()
+    assert markers("(1) " * 20_000 + "word") == []
+    assert markers("(2)" * 20_000 + ".") == [2]
+    assert time.perf_counter() - started < 2.0
 
 
 @given(
