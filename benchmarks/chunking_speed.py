@@ -17,17 +17,17 @@ from pathlib import Path
 
 from bot.corpus.chunk import Kind
 from bot.corpus.code import Unchunkable, chunk_code
-from bot.corpus.kinds import classify, language
+from bot.corpus.kinds import classify, crate_roots, language
 
 
 def collect(root: Path, wanted: str) -> list[tuple[str, bytes]]:
     files = []
-    for path in sorted(root.rglob("*")):
-        if not path.is_file():
-            continue
+    paths = [p for p in sorted(root.rglob("*")) if p.is_file()]
+    crates = crate_roots(p.relative_to(root).as_posix() for p in paths)
+    for path in paths:
         rel = path.relative_to(root).as_posix()
         size = path.stat().st_size
-        if classify(rel, size, None, other_markdown=False) is not Kind.CODE:
+        if classify(rel, size, None, other_markdown=False, crates=crates) is not Kind.CODE:
             continue
         if wanted and language(rel) != wanted:
             continue

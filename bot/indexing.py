@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bot.corpus.chunk import Kind
 from bot.corpus.documents import CORPUS_VERSION, ROUTINE_SKIPS, cut_file
-from bot.corpus.kinds import classify
+from bot.corpus.kinds import classify, crate_roots
 from bot.corpus.site import SiteLayout, find_config, parse_config
 from bot.corpus.urls import page_url
 from bot.index.writer import DocumentData, KeptDocument, SourcePlan
@@ -116,15 +116,22 @@ def plan_source(
     release = code.snapshot if isinstance(code, ReleaseCode) else None
 
     work: list[tuple[Snapshot, FileEntry, Kind]] = []
+    crates = crate_roots(entry.path for entry in branch_files)
     for entry in branch_files:
-        kind = classify(entry.path, entry.size, site, other_markdown=scope.other_markdown)
+        kind = classify(
+            entry.path, entry.size, site, other_markdown=scope.other_markdown, crates=crates
+        )
         if kind is Kind.CODE and (not scope.code or code is not None):
             continue
         if kind is not Kind.NONE:
             work.append((branch, entry, kind))
     if release is not None and scope.code:
-        for entry in release.files():
-            kind = classify(entry.path, entry.size, None, other_markdown=False)
+        release_files = release.files()
+        release_crates = crate_roots(entry.path for entry in release_files)
+        for entry in release_files:
+            kind = classify(
+                entry.path, entry.size, None, other_markdown=False, crates=release_crates
+            )
             if kind is Kind.CODE:
                 work.append((release, entry, kind))
 

@@ -434,3 +434,27 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "possible values fixture" --retrieval-only --json`
     Then passage 1 is symbol "did_you_mean" of "suggest/src/lib.rs", kind "code", lines 1 to 2
     And no passage contains "POSSIBLE_VALUES_FIXTURE"
+
+  Scenario: A Rust crate's build script is not indexed, a module named build is
+    Given a git repository "probe" holding "Cargo.toml":
+      """
+      [package]
+      name = "probe"
+      """
+    And a git repository "probe" holding "build.rs":
+      """
+      // The oldest compiler whose standard library has a backtrace.
+      const MINIMUM_RUSTC_WITH_BACKTRACE: u32 = 65;
+
+      fn main() {}
+      """
+    And a git repository "probe" holding "src/build.rs":
+      """
+      /// Build a version requirement piece by piece.
+      pub struct RequirementBuilder;
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "minimum rustc with backtrace" --retrieval-only --json`
+    Then no passage contains "MINIMUM_RUSTC_WITH_BACKTRACE"
+    When I run `python -m bot.cli ask "build a version requirement" --retrieval-only --json`
+    Then passage 1 is symbol "RequirementBuilder" of "probe/src/build.rs", kind "code", lines 1 to 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 
 from bot.corpus.chunk import Kind
 from bot.corpus.site import SiteLayout
@@ -21,11 +22,23 @@ SKIPPED_DIRS = frozenset(
     {"vendor", "third_party", "third-party", "node_modules", "testdata", "__pycache__"}
 )
 TEST_DIRS = frozenset({"test", "tests", "benches"})
+# Cargo runs a package's build.rs, beside its Cargo.toml, before compiling it: it generates
+# code or links libraries, and declares nothing a user of the crate calls. A build.rs
+# elsewhere (``src/build.rs``) is a module like any other.
+_BUILD_SCRIPT = "build.rs"
+_MANIFEST = "Cargo.toml"
 _README = re.compile(r"readme(\.md|\.markdown)?", re.IGNORECASE)
 _CHANGELOG = re.compile(r"(changelog|changes|history|news)(\.md|\.markdown)?", re.IGNORECASE)
 
 
-def classify(path: str, size: int, site: SiteLayout | None, *, other_markdown: bool) -> Kind:
+def classify(
+    path: str,
+    size: int,
+    site: SiteLayout | None,
+    *,
+    other_markdown: bool,
+    crates: frozenset[str],
+) -> Kind:
     """Return the kind of the file at repository-relative ``path``.
 
     Args:
@@ -35,6 +48,8 @@ def classify(path: str, size: int, site: SiteLayout | None, *, other_markdown: b
             directory are ``Kind.DOC``.
         other_markdown: whether markdown outside the site is indexed (always for local
             sources; for forge sources only with ``index.markdown = "all"``).
+        crates: the directories holding a ``Cargo.toml`` (``crate_roots``), whose
+            ``build.rs`` is a build script.
     """
     if size > MAX_FILE_BYTES:
         return Kind.NONE
@@ -54,8 +69,15 @@ def classify(path: str, size: int, site: SiteLayout | None, *, other_markdown: b
             return Kind.DOC
         return Kind.MARKDOWN if other_markdown else Kind.NONE
     if lower.endswith(CODE_SUFFIXES) and not _is_test(directories, lower):
+        if name == _BUILD_SCRIPT and "/".join(directories) in crates:
+            return Kind.NONE
         return Kind.CODE
     return Kind.NONE
+
+
+def crate_roots(paths: Iterable[str]) -> frozenset[str]:
+    """The directories (``""`` for the root) of the given paths that hold a ``Cargo.toml``."""
+    return frozenset(posixpath.dirname(p) for p in paths if posixpath.basename(p) == _MANIFEST)
 
 
 def _is_test(directories: list[str], name: str) -> bool:

@@ -1,10 +1,11 @@
 import pytest
 
 from bot.corpus.chunk import Kind
-from bot.corpus.kinds import MAX_FILE_BYTES, classify
+from bot.corpus.kinds import MAX_FILE_BYTES, classify, crate_roots
 from bot.corpus.site import SiteLayout, parse_config
 
 SITE = SiteLayout("zensical.toml", "docs", "https://docs.example.org/")
+NO_CRATES: frozenset[str] = frozenset()
 
 
 @pytest.mark.parametrize(
@@ -30,17 +31,33 @@ SITE = SiteLayout("zensical.toml", "docs", "https://docs.example.org/")
     ],
 )
 def test_classification_by_path(path, kind):
-    assert classify(path, 100, SITE, other_markdown=True) is kind
+    assert classify(path, 100, SITE, other_markdown=True, crates=NO_CRATES) is kind
+
+
+def test_a_crate_s_build_script_is_not_code():
+    crates = crate_roots(["Cargo.toml", "derive/Cargo.toml", "derive/src/lib.rs", "tool/build.rs"])
+    assert crates == {"", "derive"}
+    for path in ("build.rs", "derive/build.rs"):
+        assert classify(path, 100, None, other_markdown=False, crates=crates) is Kind.NONE
+    # Beside no Cargo.toml, a build.rs is a module like any other.
+    for path in ("src/build.rs", "tool/build.rs"):
+        assert classify(path, 100, None, other_markdown=False, crates=crates) is Kind.CODE
 
 
 def test_markdown_outside_the_site_is_only_read_when_allowed():
-    assert classify("user_guide.md", 10, SITE, other_markdown=False) is Kind.NONE
-    assert classify("docs/a.md", 10, None, other_markdown=False) is Kind.NONE
+    assert classify("user_guide.md", 10, SITE, other_markdown=False, crates=NO_CRATES) is Kind.NONE
+    assert classify("docs/a.md", 10, None, other_markdown=False, crates=NO_CRATES) is Kind.NONE
 
 
 def test_files_over_one_mebibyte_are_never_read():
-    assert classify("docs/big.md", MAX_FILE_BYTES + 1, SITE, other_markdown=True) is Kind.NONE
-    assert classify("docs/big.md", MAX_FILE_BYTES, SITE, other_markdown=True) is Kind.DOC
+    assert (
+        classify("docs/big.md", MAX_FILE_BYTES + 1, SITE, other_markdown=True, crates=NO_CRATES)
+        is Kind.NONE
+    )
+    assert (
+        classify("docs/big.md", MAX_FILE_BYTES, SITE, other_markdown=True, crates=NO_CRATES)
+        is Kind.DOC
+    )
 
 
 def test_zensical_config_under_project_table():
