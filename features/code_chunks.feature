@@ -210,6 +210,26 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is symbol "Box.get" of "store/box.py", kind "code", lines 4 to 9
     And no passage contains "self.items"
 
+  Scenario: A Python property's setter is a passage of its own name, not the property's
+    Given a git repository "term" holding "console.py":
+      """
+      class Console:
+          @property
+          def size(self):
+              \"\"\"The width and height of the console, in cells.\"\"\"
+              return self.width, self.height
+
+          @size.setter
+          def size(self, new_size):
+              \"\"\"Resize the console to new_size cells.\"\"\"
+              self.width, self.height = new_size
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "width and height of the console" --retrieval-only --json`
+    Then passage 1 is symbol "Console.size" of "term/console.py", kind "code", lines 2 to 4
+    When I run `python -m bot.cli ask "resize the console" --retrieval-only --json`
+    Then passage 1 is symbol "Console.size.setter" of "term/console.py", kind "code", lines 7 to 9
+
   Scenario: A Python type variable is not indexed as a constant
     Given a git repository "generic" holding "pairs.py":
       """

@@ -352,6 +352,46 @@ def other():
     assert (parse.start_line, parse.end_line) == (21, 24)
 
 
+def test_a_property_setter_and_deleter_are_named_apart_from_its_getter():
+    source = b'''class Console:
+    @property
+    def size(self) -> tuple[int, int]:
+        """The width and height of the console."""
+        width = self.width
+        return width, self.height
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        """Set the width and height."""
+        self.width, self.height = new_size
+
+    @size.deleter
+    def size(self) -> None:
+        self.width = 0
+
+    @other.setter
+    def size2(self, value): ...
+'''
+    chunks = chunk_code("console.py", source)
+    assert_honest(source, chunks)
+    found = {c.symbol: c for c in chunks}
+    assert list(found) == [
+        "Console",
+        "Console.size",
+        "Console.size.setter",
+        "Console.size.deleter",
+        "Console.size2",
+    ]
+    getter = found["Console.size"]
+    assert (getter.start_line, getter.end_line) == (2, 4)  # the getter alone: never a body
+    assert "width = self.width" not in getter.text
+    assert (found["Console.size.setter"].start_line, found["Console.size.setter"].end_line) == (
+        8,
+        10,
+    )
+    assert found["Console.size.deleter"].text.strip().startswith("@size.deleter")
+
+
 def test_a_type_variable_is_not_a_constant():
     source = b"""import typing
 from typing import ParamSpec, TypeVar

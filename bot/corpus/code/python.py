@@ -8,7 +8,8 @@ Rules, the Go ones carried over to Python's conventions:
   is a chunk holding the comment lines directly above it, its decorators, its signature and
   its docstring, never its body; a class also keeps the attribute block right after its
   docstring (dataclass fields, enum members), its equivalent of a struct's fields; a
-  function's ``@overload`` stubs open the passage of the definition that follows them;
+  function's ``@overload`` stubs open the passage of the definition that follows them; a
+  property's setter and deleter are ``Class.x.setter`` and ``Class.x.deleter``;
 - each module-level UPPER_CASE constant is a chunk holding its value, the private
   ``_UPPER_CASE`` ones included: as in Go, a constant is where a default lives, and whether
   it is exported says nothing about whether people ask for it; so is each UPPER_CASE
@@ -42,6 +43,8 @@ from bot.corpus.code.type_syntax import without_type_syntax
 _CONSTANT = re.compile(r"_?[A-Z][A-Z0-9_]*")
 _PYTHON_LINE_END = re.compile(rb"\r\n|\r|\n")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# What ``@x.setter`` (``@x.deleter``, ``@x.getter``) calls on a property ``x``.
+_ACCESSORS = frozenset({"setter", "deleter", "getter"})
 _ASSIGNMENTS = (ast.Assign, ast.AnnAssign)
 _CLASS_ATTRIBUTES = (*_ASSIGNMENTS, ast.Expr, ast.Pass)
 
@@ -191,7 +194,11 @@ class _Walker:
         if not _public(node.name):
             return
         names = (*owners, node.name)
-        symbol = ".".join(names)
+        # A property's setter and deleter are functions of the property's name too: named
+        # apart, ``Class.x`` is the getter alone, the passage its docstring is in, and a
+        # citation or a type's two slots never take one for another.
+        role = _accessor_role(node)
+        symbol = ".".join((*names, role) if role else names)
         first = self.comments_above(self.line(_first_line(overloads or node)))
         doc = _docstring(node.body)
         last = self.line(doc.end_lineno or doc.lineno) if doc else self.header_end(node)
@@ -324,6 +331,21 @@ def _with_overloads(
             run = []
     if run:
         yield run[-1], run[0]
+
+
+def _accessor_role(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """``setter`` for ``@x.setter def x`` (``deleter``, ``getter`` alike), else ``""``."""
+    if isinstance(node, ast.ClassDef):
+        return ""
+    for decorator in node.decorator_list:
+        if (
+            isinstance(decorator, ast.Attribute)
+            and decorator.attr in _ACCESSORS
+            and isinstance(decorator.value, ast.Name)
+            and decorator.value.id == node.name
+        ):
+            return decorator.attr
+    return ""
 
 
 def _is_overload(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
