@@ -119,16 +119,22 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
-  Scenario Outline: A passage pointed to as <form> must be one of the passages supplied
-    Given the model answers "Set `frobnication.depth` to seven <marker>." citing "Tuning the frobnicator"
+  Scenario: A passage pointed to as a footnote must be one of the passages supplied
+    Given the model answers "Set `frobnication.depth` to seven [^99]." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
     Then the exit code is 0
     And the question is declined as "ungrounded"
     And the decline reason says "cited passage 99, but only passages 1–"
 
+  Scenario Outline: A number written as <form> that names no passage supplied is a value, not a marker
+    Given the model answers "Set `frobnication.depth` to seven, not the default <marker>." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 1 passages
+
     Examples:
       | form                     | marker |
-      | a footnote               | [^99]  |
       | a superscript            | ⁹⁹     |
       | a number in parentheses  | (99)   |
 

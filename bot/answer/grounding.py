@@ -53,7 +53,8 @@ LINK_REMOVED = "(a link no passage gives was removed)"
 # reader takes three other forms for the same thing, so they are read too, lest an answer be
 # shown pointing at a passage nobody checked: a footnote, seven[^2]; a superscript, seven²
 # (not an exponent, 10⁶ or n²); and a number in parentheses where it closes a clause, seven (2).
-# One followed by more words, "(1) install it, (2) tune it", is an enumeration, not a marker.
+# One followed by more words, "(1) install it, (2) tune it", is an enumeration, not a marker;
+# and the last two only count as markers when they name passages supplied (_marker_numbers).
 _MARKED = r"\d{1,6}(?:\s*[-\u2010-\u2015\u2212]\s*\d{1,6})?"
 _LISTED = rf"{_MARKED}(?:\s*,\s*{_MARKED})*"
 _SUPER_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰ to ⁹
@@ -146,24 +147,41 @@ def _marked(item: str) -> range | tuple[int, ...]:
     return range(low, high + 1) if high - low < _RANGE_LIMIT else (low, high)
 
 
-def _marker_text(m: re.Match[str]) -> str:
-    """A marker's numbers as ``[n]`` writes them, or ``""`` for an enumeration's ``(1)``."""
+def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
+    """The passage numbers one marker stands for, or none where it is prose.
+
+    ``[n]`` and ``[^n]`` are markers whatever they say. A superscript or a number in
+    parentheses may be a value (``cm²``, "the default (30)."), so it is read as a marker only
+    when every number in it is a passage supplied (``supplied`` passages; any, when ``None``):
+    one that is not is prose, and an answer is not declined for writing a value that way.
+    """
     if m["parenthesised"] is not None:
-        return m["parenthesised"].translate(_PARENTHESES) if m["closes"] is not None else ""
-    return (m["bracket"] or m["footnote"] or m["superscript"]).translate(_SUPERSCRIPTS)
+        if m["closes"] is None:  # an enumeration's (1)
+            return []
+        text = m["parenthesised"].translate(_PARENTHESES)
+    else:
+        text = (m["bracket"] or m["footnote"] or m["superscript"]).translate(_SUPERSCRIPTS)
+    items = (item for item in text.split(",") if item.strip())
+    numbers = list(dict.fromkeys(n for item in items for n in _marked(item)))
+    loose = m["parenthesised"] is not None or m["superscript"] is not None
+    if loose and supplied is not None and not all(1 <= n <= supplied for n in numbers):
+        return []
+    return numbers
 
 
-def markers(markdown: str) -> list[int]:
-    """The passage numbers the answer's prose refers to, in any marker's form, code left out."""
+def markers(markdown: str, supplied: int | None = None) -> list[int]:
+    """The passage numbers the answer's prose refers to, in any marker's form, code left out.
+
+    ``supplied``: how many passages the answer was drafted from (see ``_marker_numbers``).
+    """
     prose = _read_code(markdown).prose
-    found = (_marker_text(m) for m in _MARKER.finditer(prose))
-    items = (item for text in found for item in text.split(",") if item.strip())
-    return list(dict.fromkeys(n for item in items for n in _marked(item)))
+    found = (_marker_numbers(m, supplied) for m in _MARKER.finditer(prose))
+    return list(dict.fromkeys(n for numbers in found for n in numbers))
 
 
-def cited_numbers(answer: Answer) -> tuple[int, ...]:
+def cited_numbers(answer: Answer, supplied: int | None = None) -> tuple[int, ...]:
     """The passages an answer relies on: its citations, then any others its text refers to."""
-    return tuple(dict.fromkeys((*answer.citations, *markers(answer.text))))
+    return tuple(dict.fromkeys((*answer.citations, *markers(answer.text, supplied))))
 
 
 def _haystack(passage: Passage) -> str:
@@ -229,7 +247,7 @@ def judge(answer: Answer, passages: Sequence[Passage]) -> Decline | None:
         return Decline("composer_declined", reason or "The passages do not answer the question.")
     if not answer.text.strip():
         return Decline("ungrounded", "The model neither answered nor declined.")
-    numbers = cited_numbers(answer)
+    numbers = cited_numbers(answer, len(passages))
     if not numbers:  # a passage the text points to, [2], is cited as much as a listed one
         return Decline("ungrounded", "The drafted answer cited no passage.")
     outside = [n for n in numbers if not 1 <= n <= len(passages)]
@@ -284,5 +302,5 @@ def settle(
     refused = judge(draft, passages)
     if refused is not None:
         return replace(asked, kind="declined", decline=refused)
-    cited = citations_for(cited_numbers(draft), passages)
+    cited = citations_for(cited_numbers(draft, len(passages)), passages)
     return replace(asked, kind="answered", answer=draft.text, citations=cited)

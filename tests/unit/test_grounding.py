@@ -210,7 +210,7 @@ def test_a_passage_pointed_to_as_a_footnote_superscript_or_in_parentheses_is_che
     # A reader takes each of these for a passage's number, as [n] is.
     assert markers("Seven[^1], eight² and nine (3).") == [1, 2, 3]
     assert markers("Seven¹˒³, eight²⁻³; nine (1, 3) (2-3).") == [1, 3, 2]
-    for marked in ("(9)", "[^9]", "⁹", "(1-9)", "¹⁻⁹"):
+    for marked in ("[9]", "[^9]", "[1-9]", "[^1-9]"):
         text = f"Set `frobnication.depth` to seven {marked}."
         decline = judge(answer(text, [1]), PASSAGES)
         assert decline is not None and decline.kind == "ungrounded", text
@@ -221,6 +221,17 @@ def test_a_passage_pointed_to_as_a_footnote_superscript_or_in_parentheses_is_che
     for marked in ("(2)", "[^2]", "²"):
         assert judge(answer(f"Run `widgetctl install` {marked}.", [1]), PASSAGES) is None
         assert cited_numbers(answer(f"Run it {marked}.", [1])) == (1, 2)
+
+
+def test_a_superscript_or_parenthesised_number_naming_no_passage_supplied_is_prose():
+    # A value written so ("the default (30).", "cm²") is no passage's number: the answer is
+    # judged on its other markers, not declined for a passage it never meant.
+    for marked in ("(9)", "⁹", "(1-9)", "¹⁻⁹", "(2, 30)"):
+        text = f"Set `frobnication.depth` to seven {marked}."
+        assert markers(text, 3) == [], text
+        assert judge(answer(text, [1]), PASSAGES) is None, text
+        assert cited_numbers(answer(text, [1]), 3) == (1,), text
+    assert markers("Seven (2), eight³.", 3) == [2, 3]  # naming passages supplied: markers
 
 
 def test_numbered_steps_and_exponents_are_prose_not_passage_markers():
