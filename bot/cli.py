@@ -269,23 +269,22 @@ async def cmd_index_sources(engine: Engine, args: argparse.Namespace, out: Conso
     # verdict does (an admitted source whose first clone failed holds nothing; code is held
     # back at its release), so each is said here as index status says it; the verdict's own
     # detail is in the table.
-    _print_problems(out, states, unresolved=False)
+    _print_problems(out, states, verdict=False)
     if failed is not None:
         out.print(f"[red]listing failed[/red]: {_shown(failed)}")
     await _warn_unmatched_intervals(engine)
     return 0
 
 
-def _print_problems(out: Console, states: Sequence[SourceState], *, unresolved: bool) -> None:
-    """Each source's problems, in full, below the table of sources.
+def _print_problems(out: Console, states: Sequence[SourceState], *, verdict: bool) -> None:
+    """Each source's problems, in full, below the table of sources (``verdict``: unresolved too).
 
     In a column beside eight others, a sentence of advice wraps a word to a line on an
     80-column terminal; below the table it reads as the sentence it is.
     """
     for state in states:
-        for kind, text in render.source_problems(state):
-            if unresolved or not kind.startswith("unresolved"):
-                out.print(f"[red]{kind}[/red]: {_shown(state.name)}: {_shown(text)}")
+        for kind, text in render.source_problems(state, verdict=verdict):
+            out.print(f"[red]{kind}[/red]: {_shown(state.name)}: {_shown(text)}")
 
 
 def _listing_failed(
@@ -340,7 +339,7 @@ async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Consol
             str(s.state.chunks),
         )
     out.print(table)
-    _print_problems(out, [s.state for s in statuses], unresolved=True)
+    _print_problems(out, [s.state for s in statuses], verdict=True)
     t = data["totals"]
     out.print(
         f"{t['sources']} sources, {t['documents']} documents, {t['chunks']} chunks; "

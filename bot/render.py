@@ -385,14 +385,14 @@ def when_text(stamp: str | None, now: datetime | None = None) -> str:
     return age_text(max(0.0, seconds)) + " ago"
 
 
-def source_problems(state: SourceState) -> list[tuple[str, str]]:
+def source_problems(state: SourceState, *, verdict: bool = True) -> list[tuple[str, str]]:
     """What is wrong with a source, each problem as its kind and what it says.
 
-    An unresolved verdict, the last refresh error and a failed release lookup; the release
-    lookup's own text says where the code stays.
+    An unresolved verdict (unless ``verdict`` is false: shown elsewhere), the last refresh
+    error and a failed release lookup; the release lookup's own text says where the code stays.
     """
     found = []
-    if state.verdict == "unresolved":
+    if verdict and state.verdict == "unresolved":
         found.append(
             (f"unresolved ({state.clause})", f"{state.detail}; {_unresolved_consequence(state)}")
         )

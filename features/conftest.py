@@ -179,6 +179,15 @@ def json_error(world: World, kind: str, text: str) -> None:
     assert error["kind"] == kind and text in error["message"], error
 
 
+@then(parsers.parse('below the table, the {kind} of "{name}" says "{text}"'))
+def said_below_table(world: World, kind: str, name: str, text: str) -> None:
+    below = world.stdout[world.stdout.rindex("┘") + 1 :]
+    # The console wraps long lines wherever it likes, so words are compared, not line breaks.
+    words = " ".join(below.split())
+    said = words.split(f"{kind}: {name}")[1:]  # a name may go on: "gadgets (missing at ...)"
+    assert any(text in part for part in said), world.stdout
+
+
 @then(parsers.parse('passage {rank:d} is "{heading}" from "{path}"'))
 def passage_is(world: World, rank: int, heading: str, path: str) -> None:
     result = world.json()["results"][rank - 1]

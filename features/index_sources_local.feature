@@ -174,6 +174,7 @@ Feature: Explaining which local repositories are indexed
     Then the status lists "gone/gadgets" as missing, never indexed
     When I run `python -m bot.cli index status`
     Then the output says "1 unresolved"
+    And below the table, the unresolved (missing) of "gadgets" says "it has never been indexed, so nothing is answered from it"
 
   Scenario: A listed path that does not exist never takes the name of a repository indexed
     Given the configuration also lists "gone/widgets"

@@ -490,15 +490,6 @@ def no_error(world: World, name: str, kind: str) -> None:
     assert rows[name][f"{kind}_error"] is None, rows[name]
 
 
-@then(parsers.parse('below the table, the {kind} of "{name}" says "{text}"'))
-def said_below_table(world: World, kind: str, name: str, text: str) -> None:
-    below = world.stdout[world.stdout.rindex("┘") + 1 :]
-    # The console wraps long lines wherever it likes, so words are compared, not line breaks.
-    words = " ".join(below.split())
-    said = words.split(f"{kind}: {name}: ")[1:]
-    assert any(text in part for part in said), world.stdout
-
-
 @then(parsers.parse('a passage contains "{text}" cited at release "{tag}" of "{path}"'))
 def passage_at_release(world: World, forge: FakeGitLab, text: str, tag: str, path: str) -> None:
     tagged = git(forge.repo_dir(path), "rev-parse", f"{tag}^{{commit}}")
