@@ -292,6 +292,25 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "describe one row of the table by its name and size" --retrieval-only --json`
     Then passage 1 is symbol "describe" of "rows/rows.py", kind "code", lines 4 to 5
 
+  Scenario: A Python string joined after an f-string holding an empty line is indexed
+    Given a git repository "cli" holding "usage.py":
+      """
+      USAGE = f"{
+
+          PROG
+      } [options]" " FILE"
+
+
+      def usage() -> str:
+          \"\"\"Print how to call the program, with its options.\"\"\"
+          return USAGE
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "print how to call the program with its options" --retrieval-only --json`
+    Then passage 1 is symbol "usage" of "cli/usage.py", kind "code", lines 7 to 8
+    When I run `python -m bot.cli ask "USAGE options FILE" --retrieval-only --json`
+    Then passage 1 is symbol "USAGE" of "cli/usage.py", kind "code", lines 1 to 4
+
   Scenario: A Python module written with Python 3.14's template strings is indexed
     Given a git repository "queries" holding "queries.py":
       """

@@ -65,6 +65,28 @@ def test_a_single_quoted_fstring_with_an_empty_line_becomes_a_call_in_brackets(n
     assert out == 'x = ""(   \n\n     \n )  # y\nY = 1\n'.replace("\n", newline)
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # A string written right after one: the brackets close at the end of the last.
+        ('x = f"{\n\na}" "b"\n', 'x = ""(\n\n      )\n'),
+        (
+            'x = (f"{\n\na}"  # why\n     rb"""b""" f"{c}")\n',
+            'x = (""(\n\n          \n                    ))\n',
+        ),
+        ('x = f"{\n\na}" \\\n    "b"\n', 'x = ""(\n\n     \n      )\n'),
+        ('x = f"{\n\na}" f"{\n\nb}"\n', 'x = ""(\n\n       \n\n  )\n'),
+        # One written before needs nothing: it is called, as the blank string after it is.
+        ('x = "b" f"{\n\na}"\n', 'x = "b" ""(\n\n  )\n'),
+        # A line end outside brackets ends the statement; a string below it is another one.
+        ('x = f"{\n\na}"\n"b"\n', 'x = ""(\n\n  )\n"b"\n'),
+        ('x = f"{\n\na}"  # c\n"b"\n', 'x = ""(\n\n  )  # c\n"b"\n'),
+    ],
+)
+def test_strings_written_after_one_with_an_empty_line_go_into_its_brackets(source, expected):
+    assert blanked(source) == expected
+
+
 def test_an_fstring_with_an_empty_line_first_in_a_body_is_still_no_docstring():
     tree = ast.parse(blanked('def f():\n    f"{\n\n}"\n    return 1\n'))
     function = tree.body[0]

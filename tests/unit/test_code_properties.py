@@ -341,7 +341,10 @@ def python_with_fstrings(draw):
     """Valid Python 3.12 whose every declaration holds newer f-strings; what it declares."""
     nl = draw(NEWLINE).decode()
     out, names = [], []
-    for i, fs in enumerate(draw(st.lists(fstring(nl), min_size=1, max_size=4))):
+    # A string may be joined after one (``f"..." "more"``), on its line or the next.
+    joined = st.sampled_from(["", ' "more"', " f'{x}'", " \\" + nl + "    'more'"])
+    for i, first in enumerate(draw(st.lists(fstring(nl), min_size=1, max_size=4))):
+        fs = first + draw(joined)
         out += [f"X{i} = {fs}", "", f"def f{i}(a={fs}):", '    """Doc."""', f"    return {fs}", ""]
         names += [f"X{i}", f"f{i}"]
     return (draw(START).decode() + nl.join(out) + nl).encode(), names

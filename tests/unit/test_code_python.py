@@ -599,6 +599,30 @@ def test_template_strings_and_empty_lines_in_fields_cost_no_declaration():
     assert by_name["Query.render"].startswith('    def render(self, sep: str = f"{\n\n')
 
 
+JOINED_AFTER_AN_EMPTY_LINE = b'''"""Messages."""
+
+USAGE = f"{
+
+    PROG
+} [options]" " FILE"
+
+
+def usage(text: str = (f"{
+
+    PROG}"  # the name first
+    " [options]")) -> str:
+    """How to call the program."""
+    return text
+'''
+
+
+def test_a_string_joined_after_an_fstring_holding_an_empty_line_costs_no_declaration():
+    chunks = chunk_code("pkg/messages.py", JOINED_AFTER_AN_EMPTY_LINE)
+    assert_honest(JOINED_AFTER_AN_EMPTY_LINE, chunks)
+    assert spans(chunks) == [("module messages", 1, 1), ("USAGE", 3, 6), ("usage", 9, 13)]
+    assert {c.symbol: c.text for c in chunks}["USAGE"].endswith('} [options]" " FILE"')
+
+
 def test_newer_fstrings_and_type_syntax_together():
     source = b'def first[T](items: list[T]) -> T:\n    """The first."""\n    return f"{t["a"]}"\n'
     chunks = chunk_code("pkg/first.py", source)

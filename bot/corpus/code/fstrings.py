@@ -16,7 +16,10 @@ not a plain string, so that one standing first in a body is still not read as th
 docstring. A line end inside a single-quoted f-string gets a backslash just before it, which
 continues a string literal onto the next line in every Python version; an empty line leaves
 no room for one, so such a string becomes a call in brackets, over which any line may run:
-``f"{`` / (empty) / ``x}"`` becomes ``""(`` / (empty) / ``  )``, no docstring either.
+``f"{`` / (empty) / ``x}"`` becomes ``""(`` / (empty) / ``  )``, no docstring either. No
+string may follow a call, so the strings written right after it, which Python joins to it,
+go into its brackets too: ``f"{`` / (empty) / ``x}" "more"`` becomes ``""(`` / (empty) /
+``         )``. One written before it needs nothing: ``"more" ""(...)`` calls the two.
 
 ``tokenize`` cannot find where such an f-string ends (it is the old tokenizer that fails),
 hence the small scanner below: it reads code, strings and comments, and inside an f-string
@@ -41,6 +44,8 @@ _OPENING = "([{"
 _CLOSING = ")]}"
 _LINE_ENDS = "\r\n"
 _LINE_END = re.compile("[\r\n]")
+# What may stand before a string's opening quote: the prefix, if the letters make one.
+_PREFIX = re.compile("[A-Za-z]*(?=[\"'])")
 
 
 class _Malformed(Exception):
@@ -71,14 +76,20 @@ def blank_fstrings(text: str, encoding: str = "utf-8") -> str | None:
     done = 0
     try:
         scanner.code(0, in_field=False)
+        if not scanner.strings:
+            return None
+        for string in scanner.strings:
+            if string.prefix < done:
+                continue  # joined to one before it, and blanked with it
+            out.append(text[done : string.prefix])
+            if _needs_brackets(text, string):
+                done = _joined_end(text, string)
+                out.append(_in_brackets(text[string.prefix : done], encoding))
+            else:
+                out.append(_blank_string(text, string, encoding))
+                done = string.end
     except (_Malformed, RecursionError) as exc:
         raise SyntaxError(f"cannot blank f-strings: {exc}") from None
-    if not scanner.strings:
-        return None
-    for string in scanner.strings:
-        out.append(text[done : string.prefix])
-        out.append(_blank_string(text, string, encoding))
-        done = string.end
     out.append(text[done:])
     return "".join(out)
 
@@ -90,14 +101,52 @@ class _Found(NamedTuple):
     body: int  # of its body, past the opening quote
     body_end: int  # of the closing quote
     end: int  # past the closing quote
+    bracketed: bool  # whether it stands inside brackets, where a line end ends no statement
+
+
+def _needs_brackets(text: str, found: _Found) -> bool:
+    """Whether ``found`` is single-quoted and holds an empty line: no backslash fits there."""
+    return found.end - found.body_end == 1 and _has_empty_line(text[found.body : found.body_end])
+
+
+def _joined_end(text: str, found: _Found) -> int:
+    """Past the last string written right after ``found``, which Python joins to it.
+
+    Past ``found`` itself when none is. Between two strings may stand spaces and a line
+    continued with a backslash, and, inside brackets, line ends and comments.
+    """
+    scanner = _Scanner(text)
+    end = found.end
+    while True:
+        start = _past_space(text, end, found.bracketed)
+        prefix = _PREFIX.match(text, start)
+        if prefix is None or prefix.group().lower() not in _PREFIXES:
+            return end
+        end = scanner.string(prefix.end(), prefix.group().lower(), bracketed=found.bracketed)
+
+
+def _past_space(text: str, at: int, bracketed: bool) -> int:
+    """The index of what follows the space, continued lines and comments from ``at``."""
+    while at < len(text):
+        char = text[at]
+        if char in " \t\f" or (bracketed and char in _LINE_ENDS):
+            at += 1
+        elif bracketed and char == "#":
+            at = _line_end(text, at)
+        elif char == "\\" and text[at + 1 : at + 2] in ("\r", "\n"):
+            at = at + 3 if text.startswith("\\\r\n", at) else at + 2
+        else:
+            break
+    return at
 
 
 def _blank_string(text: str, found: _Found, encoding: str) -> str:
-    """The f-string to parse in place of ``found``, as wide as it, line for line."""
+    """The f-string to parse in place of ``found``, as wide as it, line for line.
+
+    ``found`` needs no brackets (``_in_brackets`` takes those).
+    """
     body = text[found.body : found.body_end]
     single_quoted = found.end - found.body_end == 1
-    if single_quoted and _has_empty_line(body):
-        return _in_brackets(text[found.prefix : found.end], encoding)
     prefix = text[found.prefix : found.body].translate(_AS_FSTRING)
     return prefix + _blank(body, encoding, single_quoted) + text[found.body_end : found.end]
 
@@ -122,10 +171,9 @@ def _blank(body: str, encoding: str, single_quoted: bool) -> str:
 def _in_brackets(string: str, encoding: str) -> str:
     """A single-quoted f-string holding an empty line as ``""(`` and ``)``, blank in between.
 
-    The first line holds at least three bytes, the prefix, the quote and the ``{`` or
-    backslash before its line end; the last one ends with the quote, where the ``)`` goes.
-    A string written right after it (``f"{...}" "more"``) cannot follow a call: that file
-    stays unparsed, as it was before.
+    ``string`` is that f-string and any strings joined after it. The first line holds at
+    least three bytes, the prefix, the quote and the ``{`` or backslash before its line end;
+    the last one ends with a closing quote, where the ``)`` goes.
     """
     out = "".join(char if char in _LINE_ENDS else " " * width(char, encoding) for char in string)
     return '""(' + out[3:-1] + ")"
@@ -169,14 +217,14 @@ class _Scanner:
             if char == "#":
                 at = _line_end(text, at)
             elif char in "\"'":
-                at = self.string(at, "")
+                at = self.string(at, "", bracketed=depth > 0)
             elif char.isalnum() or char == "_":
                 start = at
                 while at < len(text) and (text[at].isalnum() or text[at] == "_"):
                     at += 1
                 prefix = text[start:at].lower()
                 if at < len(text) and text[at] in "\"'" and prefix in _PREFIXES:
-                    at = self.string(at, prefix)
+                    at = self.string(at, prefix, bracketed=depth > 0)
             elif in_field and depth == 0 and char in "}:":
                 return at
             else:
@@ -189,8 +237,12 @@ class _Scanner:
             raise _Malformed("a replacement field is not closed")
         return at
 
-    def string(self, at: int, prefix: str) -> int:
-        """A string literal whose opening quote is at ``at``, after ``prefix`` (lower-cased)."""
+    def string(self, at: int, prefix: str, *, bracketed: bool) -> int:
+        """A string literal whose opening quote is at ``at``, after ``prefix`` (lower-cased).
+
+        ``bracketed``: whether it stands inside brackets (at the outermost level, the only
+        one where that is noted).
+        """
         text = self.text
         quote = text[at] * 3 if text.startswith(text[at] * 3, at) else text[at]
         body = at + len(quote)
@@ -201,7 +253,8 @@ class _Scanner:
             end = self._fstring_body(body, quote)
             self._fstring_depth -= 1
             if self._fstring_depth == 0:
-                self.strings.append(_Found(at - len(prefix), body, end, end + len(quote)))
+                found = _Found(at - len(prefix), body, end, end + len(quote), bracketed)
+                self.strings.append(found)
         return end + len(quote)
 
     def _plain_body(self, at: int, quote: str) -> int:
