@@ -458,6 +458,22 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "borrow the handler as its concrete type" --retrieval-only --json`
     Then passage 1 is symbol "Handler.downcast_ref" of "events/src/handler.rs", kind "code", lines 5 to 6
 
+  Scenario: The pub items of a Rust extern block are indexed
+    Given a git repository "libc" holding "src/lib.rs":
+      """
+      extern "C" {
+          /// The length of a C string, its terminating zero not counted.
+          pub fn strlen(s: *const c_char) -> usize;
+          /// The last error a call of the C library set.
+          pub static errno: c_int;
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "length of a C string" --retrieval-only --json`
+    Then passage 1 is symbol "strlen" of "libc/src/lib.rs", kind "code", lines 2 to 3
+    When I run `python -m bot.cli ask "last error a call of the C library set" --retrieval-only --json`
+    Then passage 1 is symbol "errno" of "libc/src/lib.rs", kind "code", lines 4 to 5
+
   Scenario: A Rust test module that also needs a feature is not indexed
     Given a git repository "suggest" holding "src/lib.rs":
       """

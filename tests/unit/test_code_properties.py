@@ -293,7 +293,8 @@ def rust_program(draw):
     for _ in range(draw(st.integers(min_value=0, max_value=8))):
         name = draw(NAMES).encode()
         doc = [b"/// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
-        kind = draw(st.sampled_from(["fn", "struct", "impl", "trait", "const", "mod"]))
+        kinds = ["fn", "struct", "impl", "trait", "const", "mod", "extern"]
+        kind = draw(st.sampled_from(kinds))
         if kind == "fn":
             item = [b"pub fn " + name + b"() {" + draw(braces()) + b"}"]
         elif kind == "struct":
@@ -310,6 +311,13 @@ def rust_program(draw):
             item = [b"pub trait " + name + b" {", *doc, b"    fn m(&self);", b"}"]
         elif kind == "const":
             item = [b"pub const " + name.upper() + b": u8 = 1;"]
+        elif kind == "extern":
+            inner = [
+                b"    pub fn " + name + b"(x: i32)",
+                b"        -> i32;",
+                b"    pub static N: u8;",
+            ]
+            item = [b'extern "C" {', *[b"    " + line for line in doc], *inner, b"}"]
         else:
             tests = draw(st.sampled_from([[], [b"#[cfg(test)]"], [b"#[cfg(all(test, unix))]"]]))
             item = [

@@ -294,6 +294,41 @@ def test_items_a_macro_call_wraps_in_braces_are_chunked_with_the_files_lines():
     assert chunks["spawn"].text == "    /// Spawns a task.\n    pub fn spawn() {}"
 
 
+FOREIGN = b"""//! Bindings to the C library.
+
+extern "C" {
+    //! Not the module's docs.
+
+    /// The length of a C string, its terminating zero not counted.
+    #[link_name = "strlen"]
+    pub fn c_strlen(s: *const c_char)
+        -> usize;
+    /// The last error a call of the C library set.
+    pub static errno: c_int;
+    fn internal_only();
+    static private_state: c_int;
+}
+
+#[doc(hidden)]
+extern "C" {
+    pub fn hidden_helper();
+}
+"""
+
+
+def test_the_pub_items_of_an_extern_block_are_chunked_as_rust_ones_are():
+    chunks = chunk_code("src/lib.rs", FOREIGN)
+    assert_honest(FOREIGN, chunks)
+    assert spans(chunks) == [
+        ("crate", 1, 1),
+        ("c_strlen", 6, 9),
+        ("errno", 10, 11),
+    ]
+    assert {c.symbol: c.text for c in chunks}["errno"] == (
+        "    /// The last error a call of the C library set.\n    pub static errno: c_int;"
+    )
+
+
 def test_a_macro_body_that_is_not_items_is_left_alone():
     source = b"bitflags! {\n    pub struct Flags: u32 {\n        const A = 1;\n    }\n}\n"
     assert chunk_code("src/flags.rs", source) == []

@@ -14,6 +14,8 @@ Rules, the Go ones carried over to Rust's conventions:
   documentation is the trait's);
 - every ``const``, public or not, and every ``pub static`` is a chunk holding its value (a
   ``const`` without ``pub`` ranks at half weight, as private constants do in Go and Python);
+- the ``pub`` items of an ``extern "C" { ... }`` block, a foreign function's signature or a
+  foreign ``static``, are chunks as those written in Rust are;
 - modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``) and files
   whose header says they were generated are skipped, and so is whatever ``#[doc(hidden)]``
   hides from rustdoc: the item, and all a hidden module, trait or impl holds (a module
@@ -50,7 +52,8 @@ class _Scope:
     path: tuple[str, ...] = ()  # the inline modules it sits in
     owner: str = ""  # the type or trait whose members these are
     in_trait: bool = False
-    in_macro: bool = False  # the items inside a macro call's braces: no module docs of its own
+    # Items in braces that are no module (a macro call's, an extern block's): no module docs.
+    items_only: bool = False
 
 
 def chunk_rust(path: str, data: bytes) -> list[Chunk]:
@@ -162,7 +165,7 @@ def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
         if any(i.type == "inner_attribute_item" and _hides(i) for i in scope.items):
             continue
         docs = _module_docs(scope.items)
-        if docs and not scope.owner and not scope.in_macro:
+        if docs and not scope.owner and not scope.items_only:
             title = scope.title
             first = lines.line_of(docs[0].start_byte)
             last = lines.last_line_of(docs[-1].start_byte, docs[-1].end_byte)
@@ -218,12 +221,17 @@ def _item(
         body = item.child_by_field_name("body")
         if body is not None:
             pending.append(_Scope(body.children, module, (*scope.path, module)))
+    elif kind == "foreign_mod_item":
+        # ``extern "C" { pub fn strlen(...); }``: a binding's ``pub`` items are the crate's API.
+        body = item.child_by_field_name("body")
+        if body is not None:
+            pending.append(_Scope(body.children, scope.title, scope.path, items_only=True))
     elif kind == "macro_definition" and "macro_export" in _attributes(scope.items, index, lines):
         yield _symbol(scope, index, item, lines, lines.line_of(item.start_byte))
     elif kind == "macro_invocation" and not scope.owner:
         inside = _macro_items(item, lines)
         if inside:
-            pending.append(_Scope(inside, scope.title, scope.path, in_macro=True))
+            pending.append(_Scope(inside, scope.title, scope.path, items_only=True))
 
 
 def _macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
