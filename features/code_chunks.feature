@@ -490,6 +490,29 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is symbol "did_you_mean" of "suggest/src/lib.rs", kind "code", lines 1 to 2
     And no passage contains "POSSIBLE_VALUES_FIXTURE"
 
+  Scenario: A Rust test module behind a nested cfg is not indexed, one the library compiles is
+    Given a git repository "paths" holding "src/lib.rs":
+      """
+      /// Normalize a path for the platform it runs on.
+      pub fn normalize() {}
+
+      #[cfg(all(any(unix, windows), test))]
+      mod tests {
+          const SAMPLE_PATH_FIXTURE: &str = "a/b";
+      }
+
+      #[cfg(any(test, feature = "fixtures"))]
+      pub mod fixtures {
+          /// A sample path shared with the crates that test against this one.
+          pub const SHARED_PATH_FIXTURE: &str = "c/d";
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "sample path fixture" --retrieval-only --json`
+    Then no passage contains "SAMPLE_PATH_FIXTURE"
+    When I run `python -m bot.cli ask "sample path shared with the crates that test against this one" --retrieval-only --json`
+    Then passage 1 is symbol "SHARED_PATH_FIXTURE" of "paths/src/lib.rs", kind "code", lines 11 to 12
+
   Scenario: A Rust crate's build script is not indexed, a module named build is
     Given a git repository "probe" holding "Cargo.toml":
       """

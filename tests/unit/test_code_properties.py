@@ -319,7 +319,10 @@ def rust_program(draw):
             ]
             item = [b'extern "C" {', *[b"    " + line for line in doc], *inner, b"}"]
         else:
-            tests = draw(st.sampled_from([[], [b"#[cfg(test)]"], [b"#[cfg(all(test, unix))]"]]))
+            cfgs = [b"test", b"all(test, unix)", b"all(any(unix, windows), test)", b"not(test)"]
+            tests = [
+                b"#[cfg(" + c + b")]" for c in draw(st.lists(st.sampled_from(cfgs), max_size=2))
+            ]
             item = [
                 *tests,
                 b"pub mod " + name.lower() + b" {",

@@ -428,7 +428,13 @@ impl dyn crate::visit::Visitor<u8> {
 
 @pytest.mark.parametrize(
     "cfg",
-    ["test", 'all(test, feature = "suggestions")', 'all(\n    feature = "std",\n    test,\n)'],
+    [
+        "test",
+        'all(test, feature = "suggestions")',
+        'all(\n    feature = "std",\n    test,\n)',
+        "all(any(unix, windows), test)",
+        'all(any(unix, feature = "std"), not(not(test)))',
+    ],
 )
 def test_a_module_compiled_only_for_tests_is_skipped(cfg):
     source = f"""/// Parse.
@@ -444,7 +450,15 @@ mod tests {{
     assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["parse"]
 
 
-@pytest.mark.parametrize("cfg", ["not(test)", 'any(test, feature = "testing")'])
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        "not(test)",
+        'any(test, feature = "testing")',
+        "any(all(any(unix, windows), test), doc)",
+        "all(unix, not(test))",
+    ],
+)
 def test_a_module_the_library_also_compiles_is_kept(cfg):
     source = f"#[cfg({cfg})]\nmod support {{\n    const LIMIT: u8 = 3;\n}}\n".encode()
     assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["LIMIT"]

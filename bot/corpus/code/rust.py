@@ -16,7 +16,8 @@ Rules, the Go ones carried over to Rust's conventions:
   ``const`` without ``pub`` ranks at half weight, as private constants do in Go and Python);
 - the ``pub`` items of an ``extern "C" { ... }`` block, a foreign function's signature or a
   foreign ``static``, are chunks as those written in Rust are;
-- modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``) and files
+- modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``, any
+  ``cfg`` that cannot hold without ``test``: ``bot.corpus.code.rust_cfg``) and files
   whose header says they were generated are skipped, and so is whatever ``#[doc(hidden)]``
   hides from rustdoc: the item, and all a hidden module, trait or impl holds (a module
   hidden by ``#![doc(hidden)]`` at its top too); a file cannot tell that the ``mod`` naming
@@ -25,21 +26,17 @@ Rules, the Go ones carried over to Rust's conventions:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node
 
 from bot.corpus.chunk import Chunk
+from bot.corpus.code.rust_cfg import only_for_tests
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
 from bot.corpus.code.syntax import doc_start, parse, parse_between, readable, text_of
 
 _COMMENTS = ("line_comment", "block_comment")
-# A module compiled only for tests: ``cfg(test)``, or ``test`` among what ``cfg(all(...))``
-# requires (clap's ``cfg(all(test, features = "suggestions"))``); ``not(test)`` and
-# ``any(test, ...)`` are compiled into the library too. Matched with whitespace removed.
-_TEST_ONLY = re.compile(r"#\[cfg\((?:test\)|all\((?:[^()]*,)?test[,)])")
 _WHOLE_ITEMS = ("struct_item", "enum_item", "union_item", "type_item")
 
 
@@ -129,15 +126,31 @@ def _attributes(items: Sequence[Node], index: int, lines: SourceLines) -> str:
     return " ".join(text_of(a) for a in _attribute_items(items, index, lines))
 
 
+def _arguments(attribute_item: Node, name: str) -> Node | None:
+    """The bracketed arguments of ``#[name(...)]`` or ``#![name(...)]``; ``None`` for others."""
+    attribute = next((c for c in attribute_item.children if c.type == "attribute"), None)
+    if attribute is None or attribute.child_count == 0 or text_of(attribute.child(0)) != name:
+        return None
+    return attribute.child_by_field_name("arguments")
+
+
 def _hides(attribute_item: Node) -> bool:
     """``#[doc(hidden)]`` or ``#![doc(hidden)]``, alone or among other ``doc`` arguments."""
-    attribute = next((c for c in attribute_item.children if c.type == "attribute"), None)
-    if attribute is None or attribute.child_count == 0 or text_of(attribute.child(0)) != "doc":
-        return False
-    arguments = attribute.child_by_field_name("arguments")
+    arguments = _arguments(attribute_item, "doc")
     if arguments is None:
         return False
     return any(c.type == "identifier" and text_of(c) == "hidden" for c in arguments.children)
+
+
+def _test_only(attribute_item: Node) -> bool:
+    """``#[cfg(...)]`` whose item is compiled only for tests.
+
+    ``cfg(test)``, clap's ``cfg(all(test, feature = "suggestions"))``, and
+    ``cfg(all(any(unix, windows), test))``; not ``cfg(not(test))`` or ``cfg(any(test, ...))``,
+    compiled into the library too.
+    """
+    arguments = _arguments(attribute_item, "cfg")
+    return arguments is not None and only_for_tests(text_of(arguments)[1:-1])
 
 
 def _module_docs(items: Sequence[Node]) -> list[Node]:
@@ -209,7 +222,7 @@ def _item(
         if body is not None and owner:
             pending.append(_Scope(body.children, scope.title, scope.path, owner))
     elif kind == "mod_item" and not scope.owner:
-        if _TEST_ONLY.search("".join(_attributes(scope.items, index, lines).split())):
+        if any(_test_only(a) for a in _attribute_items(scope.items, index, lines)):
             return
         module = f"module {text_of(item.child_by_field_name('name'))}"
         # The docs above ``pub mod x;`` or ``pub mod x {`` (regex documents ``bytes`` so);

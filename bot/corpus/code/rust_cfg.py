@@ -1,0 +1,116 @@
+"""Whether a Rust ``cfg`` predicate holds only when compiling tests (pure).
+
+An item under ``#[cfg(P)]`` is compiled only for tests when every configuration in which
+``P`` holds has ``test`` set: when ``P`` cannot hold with ``test`` unset. So ``P`` is
+evaluated with ``test`` false and every other option (``unix``, ``feature = "x"``) unknown,
+in three-valued logic: ``all`` is false once one of its predicates is, ``any`` once all of
+them are, ``not`` swaps true and false and leaves unknown alone. A predicate that comes out
+false then holds with ``test`` alone (``all(any(unix, windows), test)``); one that comes out
+true or unknown is compiled into the library too (``not(test)``, ``any(test, feature =
+"x")``).
+
+Unknown options are taken as independent, so a predicate false only because two options
+exclude each other (``all(unix, windows)``) is not seen as test-only: such an item is kept,
+which costs a passage, never a lost one. A predicate that does not read is kept too.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Three-valued truth: True, False, or None for "depends on options other than test".
+_Truth = bool | None
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+        (?P<name>(?:r\#)?[A-Za-z_][A-Za-z0-9_]*)
+        | (?P<string>"(?:[^"\\]|\\.)*")
+        | (?P<punct>[(),=])
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+# Deeper nesting than any real predicate; past it the predicate is not read, not recursed.
+_MAX_DEPTH = 32
+
+
+class _Unreadable(Exception):
+    """The text is not a ``cfg`` predicate."""
+
+
+def only_for_tests(predicate: str) -> bool:
+    """Whether ``#[cfg(predicate)]`` compiles its item only when compiling tests.
+
+    ``predicate`` is the text between ``cfg``'s brackets, ``all(any(unix, windows), test)``.
+    """
+    try:
+        tokens = _tokens(predicate)
+        value, at = _predicate(tokens, 0, 0)
+    except _Unreadable:
+        return False
+    return at == len(tokens) and value is False
+
+
+def _tokens(text: str) -> list[str]:
+    tokens, at = [], 0
+    while text[at:].strip():
+        match = _TOKEN.match(text, at)
+        if match is None:
+            raise _Unreadable(f"unexpected text at character {at}")
+        tokens.append(match.group(match.lastgroup or 0))
+        at = match.end()
+    return tokens
+
+
+def _predicate(tokens: list[str], at: int, depth: int) -> tuple[_Truth, int]:
+    """The truth of the predicate starting at token ``at``, and the index past it."""
+    if depth > _MAX_DEPTH or at >= len(tokens) or not _is_name(tokens[at]):
+        raise _Unreadable("a predicate must start with a name")
+    name = tokens[at].removeprefix("r#")
+    after = tokens[at + 1] if at + 1 < len(tokens) else ""
+    if after == "=":  # ``feature = "x"``: an option with a value, never ``test``
+        if at + 2 >= len(tokens) or not tokens[at + 2].startswith('"'):
+            raise _Unreadable("an option's value must be a string")
+        return None, at + 3
+    if after != "(":
+        return _option(name), at + 1
+    values, at = _arguments(tokens, at + 2, depth + 1)
+    return _combined(name, values), at
+
+
+def _arguments(tokens: list[str], at: int, depth: int) -> tuple[list[_Truth], int]:
+    """The predicates between brackets from token ``at``, and the index past the ``)``."""
+    values: list[_Truth] = []
+    while at < len(tokens) and tokens[at] != ")":
+        value, at = _predicate(tokens, at, depth)
+        values.append(value)
+        if at < len(tokens) and tokens[at] == ",":
+            at += 1
+        elif at >= len(tokens) or tokens[at] != ")":
+            raise _Unreadable("predicates must be separated by commas")
+    if at >= len(tokens):
+        raise _Unreadable("a bracket is not closed")
+    return values, at + 1
+
+
+def _option(name: str) -> _Truth:
+    if name == "test":
+        return False
+    if name in ("true", "false"):  # ``cfg(true)``, ``cfg(false)``
+        return name == "true"
+    return None
+
+
+def _combined(name: str, values: list[_Truth]) -> _Truth:
+    if name == "all":
+        return False if False in values else (True if all(values) else None)
+    if name == "any":
+        return True if True in values else (False if all(v is False for v in values) else None)
+    if name == "not":
+        if len(values) != 1:
+            raise _Unreadable("not takes one predicate")
+        return None if values[0] is None else not values[0]
+    return None  # a predicate this does not know may hold
+
+
+def _is_name(token: str) -> bool:
+    return token[0].isalpha() or token[0] == "_"
