@@ -21,6 +21,12 @@ Feature: The embedded default corpus
     Then the exit code is 0
     And passage 1 is "/ask: asking the bot a question" from "docs/discord.md"
 
+  Scenario: Asked what /sources shows, it answers from the section on /sources
+    Given no configuration file
+    When I run `python -m bot.cli ask "what does /sources show?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "/sources shows why a repository is or is not indexed" from "docs/discord.md"
+
   Scenario: A second build with the checkout unchanged reads nothing
     Given no configuration file
     And the index has been built
