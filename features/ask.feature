@@ -219,6 +219,13 @@ Feature: Asking a question
       | 307    |
       | 308    |
 
+  Scenario: An API that redirects to no address that reads as one is an error saying so
+    Given the API answers every request with a 307 redirect to "http://[::1"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 1
+    And the error kind is "provider"
+    And the error message says "answered with a redirect (HTTP 307) to an address that is not a URL; it was not followed"
+
   Scenario Outline: An API address that ends in /v1 is refused before any question, saying what to set
     Given the API's address has "<suffix>" at its end
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

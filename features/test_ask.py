@@ -110,6 +110,11 @@ def api_redirects(fake_anthropic, elsewhere, status):
     fake_anthropic.script(Behaviour(status, {}, {"Location": target}))
 
 
+@given(parsers.parse('the API answers every request with a {status:d} redirect to "{location}"'))
+def api_redirects_to(fake_anthropic, status, location):
+    fake_anthropic.script(Behaviour(status, {}, {"Location": location}))
+
+
 @given(parsers.parse('the API refuses the request because "{said}"'))
 def api_refuses(fake_anthropic, said):
     fake_anthropic.script(error(400, "invalid_request_error", said))

@@ -19,9 +19,10 @@ import logging
 import time
 from collections.abc import Sequence
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import anthropic
+import httpx2
 from anthropic.types import Message
 
 from bot.answer.composer import Answer, Passage, Usage, unfinished, unreadable
@@ -29,9 +30,6 @@ from bot.answer.prompt import INSTRUCTIONS, TOOL, TOOL_NAME, read_reply, user_me
 from bot.config import Secret
 from bot.errors import ProviderError
 from bot.forge.origin import redact_urls
-
-if TYPE_CHECKING:
-    import httpx2
 
 log = logging.getLogger(__name__)
 
@@ -189,10 +187,14 @@ class AnthropicComposer:
 def _redirected(api: str, response: httpx2.Response) -> ProviderError:
     """The API answered with a redirect, which was not followed (see the module docstring)."""
     location = response.headers.get("location", "")
-    if not location:
-        where, fix = "no address at all", ""
+    try:
+        target = response.url.join(location) if location else None
+    except httpx2.InvalidURL:  # shown as written, it might carry a password redact_urls misses
+        target = None
+    if target is None:
+        where = "an address that is not a URL" if location else "no address at all"
+        fix = ""
     else:
-        target = response.url.join(location)
         where = redact_urls(str(target))
         # The client adds /v1/messages itself, so the address to configure is what comes before.
         root = str(target.copy_with(query=None, fragment=None)).removesuffix("/v1/messages")

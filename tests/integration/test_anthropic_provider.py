@@ -394,6 +394,24 @@ async def test_a_redirect_is_an_error_and_nothing_goes_where_it_points(
     assert await engine.gaps() == []
 
 
+@pytest.mark.parametrize("location", ["", "http://[::1", "https://user:SECRET@[bad/v1/messages"])
+async def test_a_redirect_to_no_readable_address_is_an_error_saying_so(
+    engine, fake_anthropic, location
+):
+    # Nothing to follow and nothing to show: still the provider's error, not a crash.
+    fake_anthropic.script(Behaviour(307, {}, {"Location": location} if location else {}))
+    with pytest.raises(ProviderError) as caught:
+        await engine.ask(QUESTION)
+    message = str(caught.value)
+    assert message.startswith(
+        f"The Anthropic API at {fake_anthropic.url} answered with a redirect (HTTP 307) to "
+    )
+    assert "SECRET" not in message
+    assert "it was not followed, so nothing was sent there" in message
+    [row] = await answer_rows(engine)
+    assert row[:3] == ("error", None, message)
+
+
 async def test_nothing_matched_asks_no_model(engine, fake_anthropic):
     outcome = await engine.ask("zyzzyva quux")
     assert outcome.kind == "declined"
