@@ -59,7 +59,8 @@ _MARKED = r"\d{1,6}(?:\s*[-\u2010-\u2015\u2212]\s*\d{1,6})?"
 _LISTED = rf"{_MARKED}(?:\s*,\s*{_MARKED})*"
 _SUPER_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰ to ⁹
 _SUPERSCRIPTS = str.maketrans(f"{_SUPER_DIGITS}\u207b\u02d2", "0123456789-,")  # ⁻ and ˒ too
-_SUPER = f"[{_SUPER_DIGITS}]+"
+# Up to six digits, as in [n]: a longer run is no passage's number (nor one to convert).
+_SUPER = f"[{_SUPER_DIGITS}]{{1,6}}(?![{_SUPER_DIGITS}])"
 _MARKER = re.compile(
     rf"(?<!\w)\[(?P<bracket>{_LISTED})\]"
     rf"|\[\^(?P<footnote>{_LISTED})\]"

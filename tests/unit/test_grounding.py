@@ -234,6 +234,17 @@ def test_a_superscript_or_parenthesised_number_naming_no_passage_supplied_is_pro
     assert markers("Seven (2), eight³.", 3) == [2, 3]  # naming passages supplied: markers
 
 
+def test_a_superscript_is_read_up_to_six_digits_as_a_bracketed_number_is():
+    # Longer, it is no passage's number: prose, as [1234567] is, and never a number too long
+    # to convert (Python refuses past 4,300 digits) that would end the check in an exception.
+    assert markers("Seven¹²³⁴⁵⁶ and eight [123456].") == [123456]
+    assert markers("Seven¹²³⁴⁵⁶⁷ and eight [1234567].") == []
+    for long in ("¹" * 5_000, "¹⁻" + "⁹" * 5_000):
+        text = f"Set `frobnication.depth` to seven{long} [1]."
+        assert markers(text) == [1]
+        assert judge(answer(text, [1]), PASSAGES) is None
+
+
 def test_numbered_steps_and_exponents_are_prose_not_passage_markers():
     assert markers("Either (1) install it or (2) tune it; then (3) restart.") == []
     assert markers("Up to 10⁶ requests, O(n²) time, x² + 2³²; `f (4).` and f(5).") == []
