@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,13 +180,21 @@ def json_error(world: World, kind: str, text: str) -> None:
     assert error["kind"] == kind and text in error["message"], error
 
 
+# What starts a line of its own under a table: a source's problem, a failed listing, totals.
+_BELOW_TABLE = re.compile(
+    r"^(?=(?:unresolved \([^)]*\)|last error|release lookup|listing failed): |\d+ sources, )",
+    re.M,
+)
+
+
 @then(parsers.parse('below the table, the {kind} of "{name}" says "{text}"'))
 def said_below_table(world: World, kind: str, name: str, text: str) -> None:
     below = world.stdout[world.stdout.rindex("┘") + 1 :]
-    # The console wraps long lines wherever it likes, so words are compared, not line breaks.
-    words = " ".join(below.split())
-    said = words.split(f"{kind}: {name}")[1:]  # a name may go on: "gadgets (missing at ...)"
-    assert any(text in part for part in said), world.stdout
+    # Each problem is read on its own, up to the next line, lest a sentence of another
+    # source's pass for this one's. The console wraps a long one wherever it likes, so its
+    # words are compared, not its line breaks; a name may go on: "gadgets (missing at ...)".
+    said = [" ".join(part.split()) for part in _BELOW_TABLE.split(below)]
+    assert any(s.startswith(f"{kind}: {name}") and text in s for s in said), world.stdout
 
 
 @then(parsers.parse('passage {rank:d} is "{heading}" from "{path}"'))
