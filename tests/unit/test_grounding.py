@@ -259,6 +259,8 @@ def test_a_long_run_of_parenthesised_numbers_is_read_as_one():
     # long that takes is for a benchmark, not this test).
     assert markers("(1) " * 20_000 + "word") == []
     assert markers("(2)" * 20_000 + ".") == [2]
+    # Read one by one, every (1) here would be followed by another "(", closing nothing.
+    assert markers("(1) " * 20_000 + "(2).") == [1, 2]
 
 
 @given(
