@@ -512,8 +512,8 @@ def _check_clone(name: str, path: Path) -> None:
     except OSError as exc:
         raise SourceError(
             f"the clone of {name} at {path} cannot be read any more ({exc.strerror}), so {kept}. "
-            "Remove it, or let the user phpbotscout runs as read it; the next build clones it "
-            "again"
+            "Let the user phpbotscout runs as read it, or remove it and the next build clones "
+            "it again"
         ) from None
     raise SourceError(
         f"the clone of {name} at {path} went away after it was fetched (removed or replaced "

@@ -402,7 +402,7 @@ _WENT = (
 )
 _UNREADABLE = (
     "cannot be read any more (File name too long), so nothing of it was read this run and its "
-    "last index keeps answering. Remove it, or let the user phpbotscout runs as read it; the "
+    "last index keeps answering. Let the user phpbotscout runs as read it, or remove it and the "
     "next build clones it again"
 )
 
