@@ -298,7 +298,7 @@ async def _forget_vanished(
 
 
 def _open_snapshot(candidate: Candidate, *, embedded: bool) -> Snapshot:
-    """The snapshot a local source is read from, checked to be the repository admitted.
+    """The snapshot a local source is read from, checked to be a repository still.
 
     Only the embedded default may be a plain directory (an unpacked copy); any other source
     that is no longer a repository fails, rather than being read as an empty directory.
