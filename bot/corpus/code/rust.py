@@ -21,7 +21,8 @@ Rules, the Go ones carried over to Rust's conventions:
   whose header says they were generated are skipped, and so is whatever ``#[doc(hidden)]``
   hides from rustdoc: the item, and all a hidden module, trait or impl holds (a module
   hidden by ``#![doc(hidden)]`` at its top too); a file cannot tell that the ``mod`` naming
-  it elsewhere is hidden, so such a file is still chunked.
+  it elsewhere is hidden, so the indexer leaves such a file out before it is chunked
+  (``bot.corpus.code.rust_modules``).
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def _arguments(attribute_item: Node, name: str) -> Node | None:
     return attribute.child_by_field_name("arguments")
 
 
-def _hides(attribute_item: Node) -> bool:
+def hides_from_docs(attribute_item: Node) -> bool:
     """``#[doc(hidden)]`` or ``#![doc(hidden)]``, alone or among other ``doc`` arguments."""
     arguments = _arguments(attribute_item, "doc")
     if arguments is None:
@@ -142,7 +143,7 @@ def _hides(attribute_item: Node) -> bool:
     return any(c.type == "identifier" and text_of(c) == "hidden" for c in arguments.children)
 
 
-def _test_only(attribute_item: Node) -> bool:
+def compiled_only_for_tests(attribute_item: Node) -> bool:
     """``#[cfg(...)]`` whose item is compiled only for tests.
 
     ``cfg(test)``, clap's ``cfg(all(test, feature = "suggestions"))``, and
@@ -175,7 +176,7 @@ def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
     while pending:
         scope = pending.pop()
         # ``#![doc(hidden)]`` hides the module it opens, everything in it included.
-        if any(i.type == "inner_attribute_item" and _hides(i) for i in scope.items):
+        if any(i.type == "inner_attribute_item" and hides_from_docs(i) for i in scope.items):
             continue
         docs = _module_docs(scope.items)
         if docs and not scope.owner and not scope.items_only:
@@ -197,7 +198,7 @@ def _item(
         return
     # rustdoc leaves a ``#[doc(hidden)]`` item out of the API (anyhow's ``__private`` module,
     # a macro's helpers), and with it a hidden module's, trait's or impl's items.
-    if any(_hides(a) for a in _attribute_items(scope.items, index, lines)):
+    if any(hides_from_docs(a) for a in _attribute_items(scope.items, index, lines)):
         return
     if kind in ("function_item", "function_signature_item"):
         if scope.in_trait or _public(item):
@@ -222,7 +223,7 @@ def _item(
         if body is not None and owner:
             pending.append(_Scope(body.children, scope.title, scope.path, owner))
     elif kind == "mod_item" and not scope.owner:
-        if any(_test_only(a) for a in _attribute_items(scope.items, index, lines)):
+        if any(compiled_only_for_tests(a) for a in _attribute_items(scope.items, index, lines)):
             return
         module = f"module {text_of(item.child_by_field_name('name'))}"
         # The docs above ``pub mod x;`` or ``pub mod x {`` (regex documents ``bytes`` so);

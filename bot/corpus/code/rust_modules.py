@@ -1,0 +1,212 @@
+"""Which Rust files hold modules their parent hides from rustdoc or compiles only for tests.
+
+A file cannot tell how the ``mod`` naming it is declared: serde's ``src/private/mod.rs`` is
+as ordinary as any, and only ``src/lib.rs`` says ``#[doc(hidden)] #[path =
+"private/mod.rs"] pub mod __private;``. So each file's ``mod name;`` declarations are read
+(``module_declarations``) and resolved across the tree (``hidden_files``), as rustc finds a
+module's file:
+
+- in a file that owns its directory (``lib.rs``, ``main.rs``, ``mod.rs``, or a file loaded
+  through ``#[path]``), ``mod name;`` is ``name.rs`` or ``name/mod.rs`` beside it; in any
+  other file ``dir/foo.rs`` it is under ``dir/foo/``; inline modules (``mod a { mod b; }``)
+  add their names as directories;
+- ``#[path = "p"]`` is relative to the declaring file's directory, or, inside inline
+  modules, to the directory their nested files would sit in.
+
+A module declared with ``#[doc(hidden)]``, or a ``cfg`` that cannot hold without ``test``
+(``bot.corpus.code.rust_cfg``), is hidden, and with it every module it declares and every
+file under its own directory (``private/`` for ``private/mod.rs``, ``tests/`` for
+``tests.rs``), declared or not. A file whose top says ``#![doc(hidden)]`` or
+``#![cfg(test)]`` hides the modules it declares likewise.
+
+A file that is a crate root elsewhere than ``lib.rs`` or ``main.rs`` (``src/bin/tool.rs``)
+resolves its modules beside itself when nothing sits under its own name. Declarations a macro
+call wraps are not read.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from bot.corpus.code.rust import compiled_only_for_tests, hides_from_docs
+from bot.corpus.code.source import SourceLines
+from bot.corpus.code.syntax import parse, text_of
+
+# Most files declare no module in a file of its own: they are not parsed at all.
+_OUT_OF_LINE_MOD = re.compile(rb"\bmod\s+(?:r#)?[A-Za-z_][A-Za-z0-9_]*\s*;")
+_OWNING_NAMES = ("lib.rs", "main.rs", "mod.rs")
+HIDDEN = "hidden from the API docs"
+TEST_ONLY = "compiled only for tests"
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleDeclaration:
+    """``mod name;``: a module whose items sit in a file of their own.
+
+    ``inline``: the inline modules it is written in. ``path``: its ``#[path]``, if any.
+    ``hidden``: why the module is left out (``HIDDEN``, ``TEST_ONLY``), or ``""``.
+    """
+
+    name: str
+    inline: tuple[str, ...] = ()
+    path: str | None = None
+    hidden: str = ""
+
+
+def module_declarations(data: bytes) -> list[ModuleDeclaration]:
+    """The ``mod name;`` declarations of one Rust file's bytes, in inline modules too."""
+    if not _OUT_OF_LINE_MOD.search(data):
+        return []
+    root = parse("rust", SourceLines(data)).root_node
+    found = []
+    pending: list[tuple[Sequence[Node], tuple[str, ...], str]] = [
+        (root.children, (), _inner_hidden(root.children))
+    ]
+    while pending:
+        items, inline, hidden = pending.pop()
+        for index, item in enumerate(items):
+            if item.type != "mod_item":
+                continue
+            attributes = list(_attributes_above(items, index))
+            why = hidden or _why_hidden(attributes)
+            name = text_of(item.child_by_field_name("name")).removeprefix("r#")
+            body = item.child_by_field_name("body")
+            if body is not None:
+                nested = body.children
+                pending.append((nested, (*inline, name), why or _inner_hidden(nested)))
+            else:
+                found.append(ModuleDeclaration(name, inline, _path_of(attributes), why))
+    return found
+
+
+def hidden_files(
+    declarations: Mapping[str, Sequence[ModuleDeclaration]], paths: Collection[str]
+) -> dict[str, str]:
+    """The files among ``paths`` holding hidden modules, each with the reason, for the log.
+
+    Args:
+        declarations: each Rust file's ``module_declarations``, by repository-relative path.
+        paths: every Rust file that may be indexed.
+    """
+    loaded_by_path = {
+        target
+        for file, declared in declarations.items()
+        for d in declared
+        if d.path is not None
+        for target in _candidates(file, d, frozenset())
+    }
+    hidden: dict[str, str] = {}
+    # (a hidden module's file, the file declaring it, why it is hidden)
+    pending = [
+        (target, file, f"its module is {d.hidden} (mod {d.name} in {file})")
+        for file, declared in declarations.items()
+        for d in declared
+        if d.hidden
+        for target in _resolved(file, d, loaded_by_path, paths)
+    ]
+    while pending:
+        file, parent, reason = pending.pop()
+        if file in hidden:
+            continue
+        hidden[file] = reason
+        pending.extend(
+            (target, file, reason)
+            for d in declarations.get(file, ())
+            for target in _resolved(file, d, loaded_by_path, paths)
+        )
+        below = _swept_directory(file, parent, loaded_by_path)
+        if below:
+            pending.extend((p, file, reason) for p in paths if p.startswith(below))
+    return hidden
+
+
+def _swept_directory(file: str, parent: str, loaded_by_path: Collection[str]) -> str:
+    """The directory (ending in ``/``) all of whose files a hidden module's file hides.
+
+    ``private/`` for ``private/mod.rs``, ``tests/`` for ``tests.rs``; none for a file loaded
+    through ``#[path]`` under another name, or a crate root, whose directory holds its
+    siblings, nor for a directory holding the declaring file.
+    """
+    name = posixpath.basename(file)
+    if name in ("lib.rs", "main.rs") or (file in loaded_by_path and name != "mod.rs"):
+        return ""
+    below = _nested_directory(file, loaded_by_path) + "/"
+    return "" if parent.startswith(below) or below == "/" else below
+
+
+def _resolved(
+    file: str,
+    declaration: ModuleDeclaration,
+    loaded_by_path: Collection[str],
+    paths: Collection[str],
+) -> Iterator[str]:
+    """The file a declaration names, if it is among ``paths``."""
+    for candidate in _candidates(file, declaration, loaded_by_path):
+        if candidate in paths:
+            yield candidate
+            return
+    # A crate root other than lib.rs or main.rs (src/bin/tool.rs) owns its directory.
+    if posixpath.basename(file) not in _OWNING_NAMES and file not in loaded_by_path:
+        for candidate in _candidates(file, declaration, {file}):
+            if candidate in paths:
+                yield candidate
+                return
+
+
+def _candidates(
+    file: str, declaration: ModuleDeclaration, loaded_by_path: Collection[str]
+) -> list[str]:
+    """Where rustc looks for a declared module's file, in order."""
+    nested = posixpath.join(_nested_directory(file, loaded_by_path), *declaration.inline)
+    if declaration.path is not None:
+        base = nested if declaration.inline else posixpath.dirname(file)
+        return [posixpath.normpath(posixpath.join(base, declaration.path))]
+    name = declaration.name
+    return [posixpath.join(nested, f"{name}.rs"), posixpath.join(nested, name, "mod.rs")]
+
+
+def _nested_directory(file: str, loaded_by_path: Collection[str]) -> str:
+    """The directory the files of a file's ``mod name;`` declarations sit in."""
+    directory, name = posixpath.split(file)
+    if name in _OWNING_NAMES or file in loaded_by_path:
+        return directory
+    return posixpath.join(directory, name.removesuffix(".rs"))
+
+
+def _attributes_above(items: Sequence[Node], index: int) -> Iterator[Node]:
+    """The outer attributes written above ``items[index]``, past comments between them."""
+    j = index - 1
+    while j >= 0 and items[j].type in ("attribute_item", "line_comment", "block_comment"):
+        if items[j].type == "attribute_item":
+            yield items[j]
+        j -= 1
+
+
+def _why_hidden(attributes: Sequence[Node]) -> str:
+    if any(hides_from_docs(a) for a in attributes):
+        return HIDDEN
+    if any(compiled_only_for_tests(a) for a in attributes):
+        return TEST_ONLY
+    return ""
+
+
+def _inner_hidden(items: Sequence[Node]) -> str:
+    """Why a module whose top says ``#![doc(hidden)]`` or ``#![cfg(test)]`` is left out."""
+    return _why_hidden([i for i in items if i.type == "inner_attribute_item"])
+
+
+def _path_of(attributes: Sequence[Node]) -> str | None:
+    """The file named by ``#[path = "p"]`` among the attributes, if any."""
+    for attribute_item in attributes:
+        attribute = next((c for c in attribute_item.children if c.type == "attribute"), None)
+        if attribute is None or attribute.child_count == 0 or text_of(attribute.child(0)) != "path":
+            continue
+        value = attribute.child_by_field_name("value")
+        if value is not None and value.type == "string_literal":
+            return text_of(value)[1:-1]
+    return None

@@ -1,0 +1,163 @@
+"""A Rust file is hidden when the ``mod`` naming it, in another file, is hidden or test-only."""
+
+import pytest
+
+from bot.corpus.code.rust_modules import (
+    HIDDEN,
+    TEST_ONLY,
+    ModuleDeclaration,
+    hidden_files,
+    module_declarations,
+)
+
+
+def test_declarations_say_which_modules_are_hidden_and_where_their_files_are():
+    text = """
+//! A crate.
+pub mod public;
+#[doc(hidden)]
+#[path = "private/mod.rs"]
+pub mod __private;
+#[cfg(test)]
+// Comments between the attributes and the module do not detach them.
+mod tests;
+#[cfg(all(any(unix, windows), test))]
+mod platform_tests;
+#[cfg(not(test))]
+mod library;
+mod inline {
+    #[doc(hidden)]
+    pub mod deeper;
+}
+#[cfg(test)]
+mod inline_tests {
+    mod helpers;
+}
+macro_rules! m { () => { mod in_macro; } }
+"""
+    assert module_declarations(text.encode()) == [
+        ModuleDeclaration("public"),
+        ModuleDeclaration("__private", path="private/mod.rs", hidden=HIDDEN),
+        ModuleDeclaration("tests", hidden=TEST_ONLY),
+        ModuleDeclaration("platform_tests", hidden=TEST_ONLY),
+        ModuleDeclaration("library"),
+        ModuleDeclaration("helpers", inline=("inline_tests",), hidden=TEST_ONLY),
+        ModuleDeclaration("deeper", inline=("inline",), hidden=HIDDEN),
+    ]
+
+
+def test_a_file_hidden_at_its_top_hides_every_module_it_declares():
+    assert module_declarations(b"#![doc(hidden)]\npub mod a;\n") == [
+        ModuleDeclaration("a", hidden=HIDDEN)
+    ]
+    assert module_declarations(b"#![cfg(test)]\nmod a;\n") == [
+        ModuleDeclaration("a", hidden=TEST_ONLY)
+    ]
+
+
+def test_a_file_declaring_no_module_in_a_file_of_its_own_is_not_parsed():
+    assert module_declarations(b"pub fn f() {}\nmod inline {}\n// mod commented;\n") == []
+
+
+@pytest.mark.parametrize(
+    ("files", "hidden"),
+    [
+        pytest.param(
+            {
+                "src/lib.rs": '#[doc(hidden)]\n#[path = "private/mod.rs"]\npub mod __private;\n'
+                "pub mod de;\n",
+                "src/private/mod.rs": "pub mod de;\n",
+                "src/private/de.rs": "pub fn helper() {}\n",
+                "src/private/undeclared.rs": "pub fn orphan() {}\n",
+                "src/de/mod.rs": "pub mod value;\n",
+                "src/de/value.rs": "pub struct Value;\n",
+            },
+            {
+                "src/private/mod.rs",
+                "src/private/de.rs",
+                "src/private/undeclared.rs",
+            },
+            id="serde_s_private_module_hides_its_whole_directory_through_its_path",
+        ),
+        pytest.param(
+            {
+                "src/lib.rs": "#[cfg(test)]\nmod tests;\npub mod builder;\n",
+                "src/tests.rs": "pub fn sample() {}\n",
+                "src/builder/mod.rs": "#[cfg(all(any(unix, windows), test))]\nmod tests;\n",
+                "src/builder/tests/mod.rs": "mod cases;\n",
+                "src/builder/tests/cases.rs": "pub fn case() {}\n",
+            },
+            {
+                "src/tests.rs",
+                "src/builder/tests/mod.rs",
+                "src/builder/tests/cases.rs",
+            },
+            id="a_test_module_s_file_is_hidden_beside_a_crate_root_or_a_mod_rs",
+        ),
+        pytest.param(
+            {
+                "src/lib.rs": "pub mod parser;\n",
+                "src/parser.rs": "#[doc(hidden)]\npub mod internals;\n#[cfg(test)]\nmod tests;\n",
+                "src/parser/internals.rs": "pub mod table;\n",
+                "src/parser/internals/table.rs": "pub const SIZE: usize = 3;\n",
+                "src/parser/tests/mod.rs": "pub fn case() {}\n",
+                # Beside parser.rs, not under its name: another module altogether.
+                "src/internals.rs": "pub fn kept() {}\n",
+            },
+            {
+                "src/parser/internals.rs",
+                "src/parser/internals/table.rs",
+                "src/parser/tests/mod.rs",
+            },
+            id="a_module_file_s_hidden_submodules_sit_under_its_name",
+        ),
+        pytest.param(
+            {
+                "src/lib.rs": "pub mod outer {\n    #[doc(hidden)]\n    pub mod hidden;\n}\n",
+                "src/outer/hidden.rs": "pub fn helper() {}\n",
+                "src/hidden.rs": "pub fn other() {}\n",
+            },
+            {"src/outer/hidden.rs"},
+            id="a_hidden_module_inside_an_inline_module_sits_in_its_directory",
+        ),
+        pytest.param(
+            {
+                "src/lib.rs": "pub mod imp;\n",
+                "src/imp.rs": '#[cfg(test)]\n#[path = "../testing/support.rs"]\nmod support;\n',
+                "testing/support.rs": "pub fn helper() {}\n",
+                # A file #[path] loads under another name holds siblings: none is swept.
+                "testing/other.rs": "pub fn other() {}\n",
+            },
+            {"testing/support.rs"},
+            id="a_path_is_relative_to_the_declaring_file_s_directory",
+        ),
+        pytest.param(
+            {
+                "src/lib.rs": "pub mod a;\nmod b;\n#[cfg(not(test))]\nmod c;\n"
+                '#[cfg(any(test, feature = "x"))]\nmod d;\n#[doc(inline)]\npub mod e;\n',
+                **{f"src/{name}.rs": "pub fn f() {}\n" for name in "abcde"},
+            },
+            set(),
+            id="modules_declared_plainly_are_read",
+        ),
+        pytest.param(
+            {
+                "src/bin/tool.rs": "#[cfg(test)]\nmod tests;\n",
+                "src/bin/tests.rs": "pub fn case() {}\n",
+            },
+            {"src/bin/tests.rs"},
+            id="a_binary_crate_root_declares_its_modules_beside_itself",
+        ),
+    ],
+)
+def test_which_files_a_hidden_or_test_only_mod_leaves_out(files, hidden):
+    declarations = {path: module_declarations(text.encode()) for path, text in files.items()}
+    assert set(hidden_files(declarations, set(files))) == hidden
+
+
+def test_the_reason_names_the_declaration():
+    files = {"src/lib.rs": "#[doc(hidden)]\npub mod __private;\n", "src/__private.rs": ""}
+    declarations = {path: module_declarations(text.encode()) for path, text in files.items()}
+    assert hidden_files(declarations, set(files)) == {
+        "src/__private.rs": "its module is hidden from the API docs (mod __private in src/lib.rs)"
+    }
