@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot.corpus.chunk import Kind
+from bot.corpus.code.rust_modules import hidden_files, module_declarations
 from bot.corpus.documents import CORPUS_VERSION, ROUTINE_SKIPS, cut_file
-from bot.corpus.kinds import classify, crate_roots
+from bot.corpus.kinds import classify, crate_roots, language
 from bot.corpus.site import SiteLayout, find_config, parse_config
 from bot.corpus.urls import page_url
 from bot.index.writer import DocumentData, KeptDocument, SourcePlan
@@ -138,9 +139,14 @@ def plan_source(
     fresh: list[DocumentData] = []
     kept: list[KeptDocument] = []
     skipped: list[tuple[str, str]] = [(site.config_path if site else "", note)] if note else []
+    hidden = _hidden_rust_modules(work)
     for snapshot, entry, kind in work:
         if on_file:
             on_file(entry.path)
+        if entry.path in hidden:
+            log.debug("skipped %s/%s: %s", name, entry.path, hidden[entry.path])
+            skipped.append((entry.path, hidden[entry.path]))
+            continue
         cited_at = (
             page_url(site.site_url, site.page_path(entry.path))
             if kind is Kind.DOC and site and site.site_url
@@ -181,3 +187,15 @@ def plan_source(
         held=tuple(sorted(held.paths)) if held else (),
         skipped=tuple(skipped),
     )
+
+
+def _hidden_rust_modules(work: list[tuple[Snapshot, FileEntry, Kind]]) -> dict[str, str]:
+    """The Rust files to be read whose module its parent hides, each with the reason.
+
+    Whether a file is hidden depends on the other files, so every Rust file is read for its
+    ``mod`` declarations, unchanged ones too: a file whose parent stops hiding it must be
+    read again, one its parent starts hiding must go.
+    """
+    rust = [(s, e) for s, e, kind in work if kind is Kind.CODE and language(e.path) == "rust"]
+    declarations = {entry.path: module_declarations(s.read(entry)) for s, entry in rust}
+    return hidden_files(declarations, declarations.keys())

@@ -536,3 +536,44 @@ Feature: Code is indexed as prose, symbol by symbol
     Then no passage contains "MINIMUM_RUSTC_WITH_BACKTRACE"
     When I run `python -m bot.cli ask "build a version requirement" --retrieval-only --json`
     Then passage 1 is symbol "RequirementBuilder" of "probe/src/build.rs", kind "code", lines 1 to 2
+
+  Scenario: The files of a Rust module its parent hides or compiles only for tests are not indexed
+    Given a git repository "wire" holding "src/lib.rs":
+      """
+      //! Wire formats.
+
+      #[doc(hidden)]
+      #[path = "private/mod.rs"]
+      pub mod __private;
+
+      #[cfg(all(any(unix, windows), test))]
+      mod tests;
+
+      pub mod frame;
+      """
+    And a git repository "wire" holding "src/private/mod.rs":
+      """
+      pub mod glue;
+      """
+    And a git repository "wire" holding "src/private/glue.rs":
+      """
+      /// The content a derived decoder buffers while it looks for its tag.
+      pub enum BufferedContent {}
+      """
+    And a git repository "wire" holding "src/tests.rs":
+      """
+      /// The sample frame every round trip test decodes.
+      pub const SAMPLE_FRAME: &[u8] = b"ab";
+      """
+    And a git repository "wire" holding "src/frame.rs":
+      """
+      /// The content of one frame, decoded.
+      pub struct FrameContent;
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "content a derived decoder buffers" --retrieval-only --json`
+    Then no passage contains "BufferedContent"
+    When I run `python -m bot.cli ask "sample frame every round trip test decodes" --retrieval-only --json`
+    Then no passage contains "SAMPLE_FRAME"
+    When I run `python -m bot.cli ask "content of one frame decoded" --retrieval-only --json`
+    Then passage 1 is symbol "FrameContent" of "wire/src/frame.rs", kind "code", lines 1 to 2

@@ -272,3 +272,29 @@ async def test_a_skipped_file_is_logged_with_its_reason_unless_the_skip_is_routi
     assert "skipped tools/gen.go: gen.go is generated (its header says so)" in logged
     assert "skipped tools/broken.rs: Rust syntax error near line 1" in logged
     assert not [m for m in logged if "main.go" in m]
+
+
+async def test_a_rust_module_is_indexed_while_its_parent_does_not_hide_it(tmp_path):
+    root = tmp_path / "estate"
+    hidden = '#[doc(hidden)]\n#[path = "private/mod.rs"]\npub mod __private;\n'
+    make_repo(
+        root / "crate",
+        {
+            "Cargo.toml": '[package]\nname = "crate"\n',
+            "src/lib.rs": hidden,
+            "src/private/mod.rs": "/// Glue derive macros expand to.\npub fn derive_glue() {}\n",
+        },
+    )
+    async with await Engine.open(_config(tmp_path, root)) as engine:
+        report = await engine.refresh()
+        assert report.outcomes[0].skipped == 2  # lib.rs documents nothing; private/ is hidden
+        assert not (await engine.retrieve("derive glue")).results
+        # The parent stops hiding it: the file, unchanged, is read now.
+        commit(root / "crate", {"src/lib.rs": hidden.replace("#[doc(hidden)]\n", "")})
+        await engine.refresh()
+        found = (await engine.retrieve("derive glue")).results
+        assert [r.path for r in found] == ["src/private/mod.rs"]
+        # And when it hides it again, the file, still unchanged, leaves the index.
+        commit(root / "crate", {"src/lib.rs": hidden})
+        await engine.refresh()
+        assert not (await engine.retrieve("derive glue")).results
