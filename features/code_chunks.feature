@@ -513,6 +513,19 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "sample path shared with the crates that test against this one" --retrieval-only --json`
     Then passage 1 is symbol "SHARED_PATH_FIXTURE" of "paths/src/lib.rs", kind "code", lines 11 to 12
 
+  Scenario: A Rust file compiled only for tests by its own first line is not indexed
+    Given a git repository "paths" holding "src/support.rs":
+      """
+      #![cfg(test)]
+      //! Fixtures for the tests.
+
+      /// A sample path the tests normalize.
+      pub const SAMPLE_PATH_FIXTURE: &str = "a/b";
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "sample path fixture" --retrieval-only --json`
+    Then no passage contains "SAMPLE_PATH_FIXTURE"
+
   Scenario: A Rust crate's build script is not indexed, a module named build is
     Given a git repository "probe" holding "Cargo.toml":
       """

@@ -402,6 +402,26 @@ def test_a_file_hidden_from_its_top_has_nothing_indexed():
     assert chunk_code("src/private.rs", source) == []
 
 
+@pytest.mark.parametrize(
+    ("top", "test_only"),
+    [
+        ("#![cfg(test)]", True),
+        ("#![cfg(all(any(unix, windows), test))]", True),
+        ("#![cfg(not(test))]", False),
+        ('#![cfg(any(test, feature = "fuzz"))]', False),
+    ],
+)
+def test_a_file_or_module_compiled_only_for_tests_from_its_top_has_nothing_indexed(
+    top: str, test_only: bool
+):
+    file = f"{top}\n//! Test support.\n\n/// Helper.\npub fn helper() {{}}\n".encode()
+    inline = f"pub mod support {{\n    {top}\n    pub fn helper() {{}}\n}}\n".encode()
+    for source in (file, inline):
+        symbols = [c.symbol for c in chunk_code("src/support.rs", source)]
+        assert ("helper" not in symbols) is test_only, (source, symbols)
+        assert symbols == [] or not test_only, (source, symbols)
+
+
 def test_methods_of_an_impl_on_a_trait_object_are_the_traits():
     # What `impl dyn Error + Send` adds (downcasting) is API; rustdoc lists it on the trait.
     source = b"""pub trait Handler {}

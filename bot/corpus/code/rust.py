@@ -17,7 +17,8 @@ Rules, the Go ones carried over to Rust's conventions:
 - the ``pub`` items of an ``extern "C" { ... }`` block, a foreign function's signature or a
   foreign ``static``, are chunks as those written in Rust are;
 - modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``, any
-  ``cfg`` that cannot hold without ``test``: ``bot.corpus.code.rust_cfg``) and files
+  ``cfg`` that cannot hold without ``test``: ``bot.corpus.code.rust_cfg``; a module or file
+  saying so at its top, ``#![cfg(test)]``, too) and files
   whose header says they were generated are skipped, and so is whatever ``#[doc(hidden)]``
   hides from rustdoc: the item, and all a hidden module, trait or impl holds (a module
   hidden by ``#![doc(hidden)]`` at its top too); a file cannot tell that the ``mod`` naming
@@ -175,8 +176,12 @@ def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
     pending = [file_scope]
     while pending:
         scope = pending.pop()
-        # ``#![doc(hidden)]`` hides the module it opens, everything in it included.
-        if any(i.type == "inner_attribute_item" and hides_from_docs(i) for i in scope.items):
+        # ``#![doc(hidden)]`` hides the module it opens, everything in it included, and a
+        # test-only ``#![cfg(...)]`` compiles none of it into the library.
+        if any(
+            i.type == "inner_attribute_item" and (hides_from_docs(i) or compiled_only_for_tests(i))
+            for i in scope.items
+        ):
             continue
         docs = _module_docs(scope.items)
         if docs and not scope.owner and not scope.items_only:
