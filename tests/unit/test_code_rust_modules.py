@@ -148,6 +148,16 @@ def test_a_file_declaring_no_module_in_a_file_of_its_own_is_not_parsed():
             {"src/bin/tests.rs"},
             id="a_binary_crate_root_declares_its_modules_beside_itself",
         ),
+        pytest.param(
+            {
+                "src/lib.rs": "pub mod parser;\npub mod tests;\n",
+                # Its tests are under a tests/ directory, which is not indexed.
+                "src/parser.rs": "#[cfg(test)]\nmod tests;\n",
+                "src/tests.rs": "pub fn public_helper() {}\n",
+            },
+            set(),
+            id="a_module_file_s_missing_submodule_is_not_looked_for_beside_it",
+        ),
     ],
 )
 def test_which_files_a_hidden_or_test_only_mod_leaves_out(files, hidden):

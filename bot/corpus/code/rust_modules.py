@@ -19,8 +19,9 @@ file under its own directory (``private/`` for ``private/mod.rs``, ``tests/`` fo
 ``tests.rs``), declared or not. A file whose top says ``#![doc(hidden)]`` or
 ``#![cfg(test)]`` hides the modules it declares likewise.
 
-A file that is a crate root elsewhere than ``lib.rs`` or ``main.rs`` (``src/bin/tool.rs``)
-resolves its modules beside itself when nothing sits under its own name. Declarations a macro
+A file no ``mod`` names, a crate root elsewhere than ``lib.rs`` or ``main.rs``
+(``src/bin/tool.rs``), resolves its modules beside itself when nothing sits under its own
+name; a module's file never does. Declarations a macro
 call wraps are not read.
 """
 
@@ -100,6 +101,13 @@ def hidden_files(
         if d.path is not None
         for target in _candidates(file, d, frozenset())
     }
+    # A file some ``mod`` names is a module, never a crate root of its own.
+    named = {
+        target
+        for file, declared in declarations.items()
+        for d in declared
+        for target in _candidates(file, d, loaded_by_path)
+    }
     hidden: dict[str, str] = {}
     # (a hidden module's file, the file declaring it, why it is hidden)
     pending = [
@@ -107,7 +115,7 @@ def hidden_files(
         for file, declared in declarations.items()
         for d in declared
         if d.hidden
-        for target in _resolved(file, d, loaded_by_path, paths)
+        for target in _resolved(file, d, loaded_by_path, named, paths)
     ]
     while pending:
         file, parent, reason = pending.pop()
@@ -117,7 +125,7 @@ def hidden_files(
         pending.extend(
             (target, file, reason)
             for d in declarations.get(file, ())
-            for target in _resolved(file, d, loaded_by_path, paths)
+            for target in _resolved(file, d, loaded_by_path, named, paths)
         )
         below = _swept_directory(file, parent, loaded_by_path)
         if below:
@@ -143,6 +151,7 @@ def _resolved(
     file: str,
     declaration: ModuleDeclaration,
     loaded_by_path: Collection[str],
+    named: Collection[str],
     paths: Collection[str],
 ) -> Iterator[str]:
     """The file a declaration names, if it is among ``paths``."""
@@ -150,8 +159,10 @@ def _resolved(
         if candidate in paths:
             yield candidate
             return
-    # A crate root other than lib.rs or main.rs (src/bin/tool.rs) owns its directory.
-    if posixpath.basename(file) not in _OWNING_NAMES and file not in loaded_by_path:
+    # A crate root other than lib.rs or main.rs (src/bin/tool.rs) owns its directory; a
+    # module file whose submodule is not indexed (under tests/) does not, and its sibling of
+    # that name is another module.
+    if posixpath.basename(file) not in _OWNING_NAMES and file not in named:
         for candidate in _candidates(file, declaration, {file}):
             if candidate in paths:
                 yield candidate
