@@ -158,6 +158,27 @@ def test_a_file_declaring_no_module_in_a_file_of_its_own_is_not_parsed():
             set(),
             id="a_module_file_s_missing_submodule_is_not_looked_for_beside_it",
         ),
+        pytest.param(
+            {
+                "src/lib.rs": '#[doc(hidden)]\n#[path = "imp/mod.rs"]\nmod imp;\n'
+                '#[path = "imp/unix.rs"]\npub mod unix;\n',
+                "src/imp/mod.rs": "pub mod helpers;\n",
+                "src/imp/helpers.rs": "pub fn helper() {}\n",
+                "src/imp/unix.rs": "pub mod fd;\n",
+                "src/imp/fd.rs": "pub struct Fd;\n",
+            },
+            {"src/imp/mod.rs", "src/imp/helpers.rs"},
+            id="a_file_a_plain_mod_also_names_is_read_though_a_hidden_directory_holds_it",
+        ),
+        pytest.param(
+            {
+                "src/main.rs": "#[cfg(test)]\nmod cli;\n",
+                "src/lib.rs": "pub mod cli;\n",
+                "src/cli.rs": "pub struct Args;\n",
+            },
+            set(),
+            id="a_file_the_library_declares_is_read_though_the_binary_tests_it",
+        ),
     ],
 )
 def test_which_files_a_hidden_or_test_only_mod_leaves_out(files, hidden):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -108,6 +108,37 @@ def hidden_files(
         for d in declared
         for target in _candidates(file, d, loaded_by_path)
     }
+
+    def resolved(file: str, declaration: ModuleDeclaration) -> Iterator[str]:
+        return _resolved(file, declaration, loaded_by_path, named, paths)
+
+    # A file a plain ``mod`` in a read file names is compiled, whatever else hides it (under
+    # a hidden module's directory, or tested by a binary the library shares it with); each
+    # file read again may name more.
+    compiled: set[str] = set()
+    while True:
+        hidden = _hidden_from(declarations, paths, resolved, loaded_by_path, compiled)
+        named_plainly = {
+            target
+            for file, declared in declarations.items()
+            if file not in hidden
+            for d in declared
+            if not d.hidden
+            for target in resolved(file, d)
+        }
+        if named_plainly <= compiled:
+            return hidden
+        compiled |= named_plainly
+
+
+def _hidden_from(
+    declarations: Mapping[str, Sequence[ModuleDeclaration]],
+    paths: Collection[str],
+    resolved: Callable[[str, ModuleDeclaration], Iterator[str]],
+    loaded_by_path: Collection[str],
+    compiled: Collection[str],
+) -> dict[str, str]:
+    """The files hidden modules reach, through their declarations and directories."""
     hidden: dict[str, str] = {}
     # (a hidden module's file, the file declaring it, why it is hidden)
     pending = [
@@ -115,17 +146,17 @@ def hidden_files(
         for file, declared in declarations.items()
         for d in declared
         if d.hidden
-        for target in _resolved(file, d, loaded_by_path, named, paths)
+        for target in resolved(file, d)
     ]
     while pending:
         file, parent, reason = pending.pop()
-        if file in hidden:
+        if file in hidden or file in compiled:
             continue
         hidden[file] = reason
         pending.extend(
             (target, file, reason)
             for d in declarations.get(file, ())
-            for target in _resolved(file, d, loaded_by_path, named, paths)
+            for target in resolved(file, d)
         )
         below = _swept_directory(file, parent, loaded_by_path)
         if below:
