@@ -192,3 +192,10 @@ def test_the_reason_names_the_declaration():
     assert hidden_files(declarations, set(files)) == {
         "src/__private.rs": "its module is hidden from the API docs (mod __private in src/lib.rs)"
     }
+
+
+def test_a_path_written_as_a_raw_string_is_read():
+    declarations = module_declarations(
+        b'#[cfg(test)]\n#[path = r"testing.rs"]\nmod a;\n#[path = r#"sys/unix.rs"#]\npub mod b;\n'
+    )
+    assert [d.path for d in declarations] == ["testing.rs", "sys/unix.rs"]

@@ -251,4 +251,6 @@ def _path_of(attributes: Sequence[Node]) -> str | None:
         value = attribute.child_by_field_name("value")
         if value is not None and value.type == "string_literal":
             return text_of(value)[1:-1]
+        if value is not None and value.type == "raw_string_literal":  # r"p", r#"p"#
+            return text_of(next((c for c in value.children if c.type == "string_content"), None))
     return None
