@@ -122,6 +122,21 @@ def test_a_file_declaring_no_module_in_a_file_of_its_own_is_not_parsed():
         ),
         pytest.param(
             {
+                "src/lib.rs": '#[path = "sys"]\npub mod platform {\n'
+                "    #[cfg(test)]\n    mod checks;\n}\npub mod imp;\n",
+                "src/imp.rs": '#[path = "native"]\nmod os {\n'
+                "    #[doc(hidden)]\n    pub mod raw;\n}\n",
+                "src/sys/checks.rs": "pub fn check() {}\n",
+                "src/native/raw.rs": "pub fn raw() {}\n",
+                # Where they would sit were the inline modules' #[path] not read.
+                "src/platform/checks.rs": "pub fn kept() {}\n",
+                "src/imp/os/raw.rs": "pub fn kept() {}\n",
+            },
+            {"src/sys/checks.rs", "src/native/raw.rs"},
+            id="an_inline_module_s_path_is_the_directory_of_its_modules",
+        ),
+        pytest.param(
+            {
                 "src/lib.rs": "pub mod imp;\n",
                 "src/imp.rs": '#[cfg(test)]\n#[path = "../testing/support.rs"]\nmod support;\n',
                 "testing/support.rs": "pub fn helper() {}\n",

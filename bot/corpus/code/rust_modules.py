@@ -9,7 +9,7 @@ module's file:
 - in a file that owns its directory (``lib.rs``, ``main.rs``, ``mod.rs``, or a file loaded
   through ``#[path]``), ``mod name;`` is ``name.rs`` or ``name/mod.rs`` beside it; in any
   other file ``dir/foo.rs`` it is under ``dir/foo/``; inline modules (``mod a { mod b; }``)
-  add their names as directories;
+  add their names as directories, or their own ``#[path]`` in place of the name;
 - ``#[path = "p"]`` is relative to the declaring file's directory, or, inside inline
   modules, to the directory their nested files would sit in.
 
@@ -49,14 +49,16 @@ TEST_ONLY = "compiled only for tests"
 class ModuleDeclaration:
     """``mod name;``: a module whose items sit in a file of their own.
 
-    ``inline``: the inline modules it is written in. ``path``: its ``#[path]``, if any.
-    ``hidden``: why the module is left out (``HIDDEN``, ``TEST_ONLY``), or ``""``.
+    ``inline``: the inline modules it is written in; ``inline_paths``: their ``#[path]``s,
+    one each, when any has one. ``path``: its own ``#[path]``, if any. ``hidden``: why the
+    module is left out (``HIDDEN``, ``TEST_ONLY``), or ``""``.
     """
 
     name: str
     inline: tuple[str, ...] = ()
     path: str | None = None
     hidden: str = ""
+    inline_paths: tuple[str | None, ...] = ()
 
 
 def module_declarations(data: bytes) -> list[ModuleDeclaration]:
@@ -65,11 +67,11 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
         return []
     root = parse("rust", SourceLines(data)).root_node
     found = []
-    pending: list[tuple[Sequence[Node], tuple[str, ...], str]] = [
-        (root.children, (), _inner_hidden(root.children))
+    pending: list[tuple[Sequence[Node], tuple[str, ...], tuple[str | None, ...], str]] = [
+        (root.children, (), (), _inner_hidden(root.children))
     ]
     while pending:
-        items, inline, hidden = pending.pop()
+        items, inline, paths, hidden = pending.pop()
         for index, item in enumerate(items):
             if item.type != "mod_item":
                 continue
@@ -77,11 +79,15 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
             why = hidden or _why_hidden(attributes)
             name = text_of(item.child_by_field_name("name")).removeprefix("r#")
             body = item.child_by_field_name("body")
+            path = _path_of(attributes)
             if body is not None:
                 nested = body.children
-                pending.append((nested, (*inline, name), why or _inner_hidden(nested)))
+                pending.append(
+                    (nested, (*inline, name), (*paths, path), why or _inner_hidden(nested))
+                )
             else:
-                found.append(ModuleDeclaration(name, inline, _path_of(attributes), why))
+                inline_paths = paths if any(p is not None for p in paths) else ()
+                found.append(ModuleDeclaration(name, inline, path, why, inline_paths))
     return found
 
 
@@ -203,21 +209,43 @@ def _resolved(
 def _candidates(
     file: str, declaration: ModuleDeclaration, loaded_by_path: Collection[str]
 ) -> list[str]:
-    """Where rustc looks for a declared module's file, in order."""
-    nested = posixpath.join(_nested_directory(file, loaded_by_path), *declaration.inline)
+    """Where rustc looks for a declared module's file, in order.
+
+    As rustc does, a file not owning its directory (``foo.rs``) adds ``foo/`` only in front
+    of the first module name: a ``#[path]`` written at its top, on ``mod name;`` or on an
+    inline module, is relative to its own directory, and an inline module's ``#[path]``
+    names the directory of the modules it holds.
+    """
+    directory = posixpath.dirname(file)
+    owner = "" if _owns_directory(file, loaded_by_path) else _stem(file)
+    paths = declaration.inline_paths or (None,) * len(declaration.inline)
+    for name, path in zip(declaration.inline, paths, strict=True):
+        if path is not None:
+            directory = posixpath.normpath(posixpath.join(directory, path))
+        else:
+            directory = posixpath.join(directory, owner, name)
+        owner = ""
     if declaration.path is not None:
-        base = nested if declaration.inline else posixpath.dirname(file)
-        return [posixpath.normpath(posixpath.join(base, declaration.path))]
+        return [posixpath.normpath(posixpath.join(directory, declaration.path))]
     name = declaration.name
+    nested = posixpath.join(directory, owner)
     return [posixpath.join(nested, f"{name}.rs"), posixpath.join(nested, name, "mod.rs")]
 
 
 def _nested_directory(file: str, loaded_by_path: Collection[str]) -> str:
     """The directory the files of a file's ``mod name;`` declarations sit in."""
-    directory, name = posixpath.split(file)
-    if name in _OWNING_NAMES or file in loaded_by_path:
+    directory = posixpath.dirname(file)
+    if _owns_directory(file, loaded_by_path):
         return directory
-    return posixpath.join(directory, name.removesuffix(".rs"))
+    return posixpath.join(directory, _stem(file))
+
+
+def _owns_directory(file: str, loaded_by_path: Collection[str]) -> bool:
+    return posixpath.basename(file) in _OWNING_NAMES or file in loaded_by_path
+
+
+def _stem(file: str) -> str:
+    return posixpath.basename(file).removesuffix(".rs")
 
 
 def _attributes_above(items: Sequence[Node], index: int) -> Iterator[Node]:
