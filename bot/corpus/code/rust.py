@@ -128,12 +128,18 @@ def _attributes(items: Sequence[Node], index: int, lines: SourceLines) -> str:
     return " ".join(text_of(a) for a in _attribute_items(items, index, lines))
 
 
-def _arguments(attribute_item: Node, name: str) -> Node | None:
-    """The bracketed arguments of ``#[name(...)]`` or ``#![name(...)]``; ``None`` for others."""
+def attribute_named(attribute_item: Node, name: str) -> Node | None:
+    """The attribute of ``#[name...]`` or ``#![name...]``; ``None`` for others."""
     attribute = next((c for c in attribute_item.children if c.type == "attribute"), None)
     if attribute is None or attribute.child_count == 0 or text_of(attribute.child(0)) != name:
         return None
-    return attribute.child_by_field_name("arguments")
+    return attribute
+
+
+def _arguments(attribute_item: Node, name: str) -> Node | None:
+    """The bracketed arguments of ``#[name(...)]`` or ``#![name(...)]``; ``None`` for others."""
+    attribute = attribute_named(attribute_item, name)
+    return attribute.child_by_field_name("arguments") if attribute else None
 
 
 def hides_from_docs(attribute_item: Node) -> bool:

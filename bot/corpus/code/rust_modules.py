@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from bot.corpus.code.rust import compiled_only_for_tests, hides_from_docs
+from bot.corpus.code.rust import attribute_named, compiled_only_for_tests, hides_from_docs
 from bot.corpus.code.source import SourceLines
 from bot.corpus.code.syntax import parse, text_of
 
@@ -273,8 +273,8 @@ def _inner_hidden(items: Sequence[Node]) -> str:
 def _path_of(attributes: Sequence[Node]) -> str | None:
     """The file named by ``#[path = "p"]`` among the attributes, if any."""
     for attribute_item in attributes:
-        attribute = next((c for c in attribute_item.children if c.type == "attribute"), None)
-        if attribute is None or attribute.child_count == 0 or text_of(attribute.child(0)) != "path":
+        attribute = attribute_named(attribute_item, "path")
+        if attribute is None:
             continue
         value = attribute.child_by_field_name("value")
         if value is not None and value.type == "string_literal":
