@@ -55,7 +55,8 @@ def test_a_file_hidden_at_its_top_hides_every_module_it_declares():
     ]
 
 
-def test_a_file_declaring_no_module_in_a_file_of_its_own_is_not_parsed():
+def test_inline_modules_and_a_commented_out_mod_name_no_file():
+    # The comment passes the quick search for `mod name;`: the parse tells it apart.
     assert module_declarations(b"pub fn f() {}\nmod inline {}\n// mod commented;\n") == []
 
 
