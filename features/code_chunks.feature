@@ -590,3 +590,73 @@ Feature: Code is indexed as prose, symbol by symbol
     Then no passage contains "SAMPLE_FRAME"
     When I run `python -m bot.cli ask "content of one frame decoded" --retrieval-only --json`
     Then passage 1 is symbol "FrameContent" of "wire/src/frame.rs", kind "code", lines 1 to 2
+
+  Scenario: A Rust file a plain mod names is indexed though a hidden or test-only mod reaches it too
+    Given a git repository "pipes" holding "src/lib.rs":
+      """
+      #[doc(hidden)]
+      #[path = "imp/mod.rs"]
+      mod imp;
+
+      #[path = "imp/unix.rs"]
+      pub mod unix;
+
+      pub mod parser;
+      pub mod tests;
+      """
+    And a git repository "pipes" holding "src/imp/mod.rs":
+      """
+      /// The buffer a pipe's halves share while neither is dropped.
+      pub struct SharedPipeBuffer;
+      """
+    And a git repository "pipes" holding "src/imp/unix.rs":
+      """
+      /// A pipe's raw file descriptor on Unix.
+      pub struct RawPipeDescriptor;
+      """
+    And a git repository "pipes" holding "src/parser.rs":
+      """
+      #[cfg(test)]
+      mod tests;
+      """
+    And a git repository "pipes" holding "src/tests.rs":
+      """
+      /// A pipe whose writes go nowhere, for tests of the crates using this one.
+      pub struct NullPipeFixture;
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "buffer a pipe's halves share" --retrieval-only --json`
+    Then no passage contains "SharedPipeBuffer"
+    When I run `python -m bot.cli ask "raw file descriptor of a pipe on unix" --retrieval-only --json`
+    Then passage 1 is symbol "RawPipeDescriptor" of "pipes/src/imp/unix.rs", kind "code", lines 1 to 2
+    When I run `python -m bot.cli ask "pipe whose writes go nowhere for tests" --retrieval-only --json`
+    Then passage 1 is symbol "NullPipeFixture" of "pipes/src/tests.rs", kind "code", lines 1 to 2
+
+  Scenario: A Rust module's file is found where an inline module's or a raw string's #[path] points
+    Given a git repository "sockets" holding "src/lib.rs":
+      """
+      #[path = "sys"]
+      pub mod platform {
+          #[cfg(test)]
+          mod checks;
+      }
+
+      #[doc(hidden)]
+      #[path = r"glue/derive.rs"]
+      pub mod derive;
+      """
+    And a git repository "sockets" holding "src/sys/checks.rs":
+      """
+      /// The socket every platform check binds first.
+      pub const LOOPBACK_CHECK_SOCKET: &str = "127.0.0.1:0";
+      """
+    And a git repository "sockets" holding "src/glue/derive.rs":
+      """
+      /// The visitor derived socket options expand to.
+      pub struct DerivedOptionVisitor;
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "socket every platform check binds" --retrieval-only --json`
+    Then no passage contains "LOOPBACK_CHECK_SOCKET"
+    When I run `python -m bot.cli ask "visitor derived socket options expand to" --retrieval-only --json`
+    Then no passage contains "DerivedOptionVisitor"
