@@ -118,6 +118,7 @@ def plan_source(
 
     work: list[tuple[Snapshot, FileEntry, Kind]] = []
     crates = crate_roots(entry.path for entry in branch_files)
+    release_crates: frozenset[str] = frozenset()
     for entry in branch_files:
         kind = classify(
             entry.path, entry.size, site, other_markdown=scope.other_markdown, crates=crates
@@ -139,7 +140,7 @@ def plan_source(
     fresh: list[DocumentData] = []
     kept: list[KeptDocument] = []
     skipped: list[tuple[str, str]] = [(site.config_path if site else "", note)] if note else []
-    hidden = _hidden_rust_modules(work)
+    hidden = _hidden_rust_modules(work, crates | release_crates)
     for snapshot, entry, kind in work:
         if on_file:
             on_file(entry.path)
@@ -189,7 +190,9 @@ def plan_source(
     )
 
 
-def _hidden_rust_modules(work: list[tuple[Snapshot, FileEntry, Kind]]) -> dict[str, str]:
+def _hidden_rust_modules(
+    work: list[tuple[Snapshot, FileEntry, Kind]], crates: frozenset[str]
+) -> dict[str, str]:
     """The Rust files to be read whose module its parent hides, each with the reason.
 
     Whether a file is hidden depends on the other files, so every Rust file is read for its
@@ -198,4 +201,4 @@ def _hidden_rust_modules(work: list[tuple[Snapshot, FileEntry, Kind]]) -> dict[s
     """
     rust = [(s, e) for s, e, kind in work if kind is Kind.CODE and language(e.path) == "rust"]
     declarations = {entry.path: module_declarations(s.read(entry)) for s, entry in rust}
-    return hidden_files(declarations, declarations.keys())
+    return hidden_files(declarations, declarations.keys(), crates)

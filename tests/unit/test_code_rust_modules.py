@@ -215,3 +215,16 @@ def test_a_path_written_as_a_raw_string_is_read():
         b'#[cfg(test)]\n#[path = r"testing.rs"]\nmod a;\n#[path = r#"sys/unix.rs"#]\npub mod b;\n'
     )
     assert [d.path for d in declarations] == ["testing.rs", "sys/unix.rs"]
+
+
+def test_a_hidden_module_s_directory_stops_at_a_crate_of_its_own():
+    files = {
+        "lib.rs": "#[doc(hidden)]\npub mod macros;\n",
+        "macros.rs": "pub use macros_impl::*;\n",
+        "macros/private.rs": "pub fn helper() {}\n",
+        # A workspace member under the hidden module's directory: a crate of its own.
+        "macros/derive/src/lib.rs": "pub fn derive() {}\n",
+    }
+    declarations = {path: module_declarations(text.encode()) for path, text in files.items()}
+    hidden = hidden_files(declarations, set(files), crates={"", "macros/derive"})
+    assert set(hidden) == {"macros.rs", "macros/private.rs"}

@@ -16,7 +16,8 @@ module's file:
 A module declared with ``#[doc(hidden)]``, or a ``cfg`` that cannot hold without ``test``
 (``bot.corpus.code.rust_cfg``), is hidden, and with it every module it declares and every
 file under its own directory (``private/`` for ``private/mod.rs``, ``tests/`` for
-``tests.rs``), declared or not. A file whose top says ``#![doc(hidden)]`` or
+``tests.rs``), declared or not, but for those of another crate (a ``Cargo.toml`` there) or
+that a plain ``mod`` names. A file whose top says ``#![doc(hidden)]`` or
 ``#![cfg(test)]`` hides the modules it declares likewise.
 
 A file no ``mod`` names, a crate root elsewhere than ``lib.rs`` or ``main.rs``
@@ -92,13 +93,17 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
 
 
 def hidden_files(
-    declarations: Mapping[str, Sequence[ModuleDeclaration]], paths: Collection[str]
+    declarations: Mapping[str, Sequence[ModuleDeclaration]],
+    paths: Collection[str],
+    crates: Collection[str] = (),
 ) -> dict[str, str]:
     """The files among ``paths`` holding hidden modules, each with the reason, for the log.
 
     Args:
         declarations: each Rust file's ``module_declarations``, by repository-relative path.
         paths: every Rust file that may be indexed.
+        crates: the directories holding a ``Cargo.toml``, whose files no module of another
+            crate's holds.
     """
     loaded_by_path = {
         target
@@ -123,7 +128,7 @@ def hidden_files(
     # file read again may name more.
     compiled: set[str] = set()
     while True:
-        hidden = _hidden_from(declarations, paths, resolved, loaded_by_path, compiled)
+        hidden = _hidden_from(declarations, paths, crates, resolved, loaded_by_path, compiled)
         named_plainly = {
             target
             for file, declared in declarations.items()
@@ -140,6 +145,7 @@ def hidden_files(
 def _hidden_from(
     declarations: Mapping[str, Sequence[ModuleDeclaration]],
     paths: Collection[str],
+    crates: Collection[str],
     resolved: Callable[[str, ModuleDeclaration], Iterator[str]],
     loaded_by_path: Collection[str],
     compiled: Collection[str],
@@ -166,7 +172,12 @@ def _hidden_from(
         )
         below = _swept_directory(file, parent, loaded_by_path)
         if below:
-            pending.extend((p, file, reason) for p in paths if p.startswith(below))
+            other_crates = tuple(f"{c}/" for c in crates if f"{c}/".startswith(below))
+            pending.extend(
+                (p, file, reason)
+                for p in paths
+                if p.startswith(below) and not p.startswith(other_crates)
+            )
     return hidden
 
 

@@ -1,0 +1,22 @@
+"""Which Rust files a refresh leaves out because their parents hide their modules."""
+
+from bot.indexing import plan_source
+from bot.snapshot import GitSnapshot
+from tests.gitrepo import make_repo
+
+
+def test_a_workspace_member_under_a_hidden_module_s_directory_is_read(tmp_path):
+    repo = tmp_path / "tool"
+    make_repo(
+        repo,
+        {
+            "Cargo.toml": '[package]\nname = "tool"\n[lib]\npath = "lib.rs"\n',
+            "lib.rs": "#[doc(hidden)]\npub mod macros;\n/// Runs.\npub fn run() {}\n",
+            "macros.rs": "/// Expands.\npub fn expand() {}\n",
+            "macros/derive/Cargo.toml": '[package]\nname = "tool-derive"\n',
+            "macros/derive/src/lib.rs": "/// Derives.\npub fn derive() {}\n",
+        },
+    )
+    plan = plan_source("tool", GitSnapshot(repo), None, {})
+    assert {d.path for d in plan.fresh} == {"lib.rs", "macros/derive/src/lib.rs"}
+    assert [path for path, _ in plan.skipped] == ["macros.rs"]
