@@ -17,13 +17,12 @@ A module declared with ``#[doc(hidden)]``, or a ``cfg`` that cannot hold without
 (``bot.corpus.code.rust_cfg``), is hidden, and with it every module it declares and every
 file under its own directory (``private/`` for ``private/mod.rs``, ``tests/`` for
 ``tests.rs``), declared or not, but for those of another crate (a ``Cargo.toml`` there) or
-that a plain ``mod`` names. A file whose top says ``#![doc(hidden)]`` or
-``#![cfg(test)]`` hides the modules it declares likewise.
+that a plain ``mod`` names. A file whose top says ``#![doc(hidden)]`` or ``#![cfg(test)]``
+hides the modules it declares likewise.
 
 A file no ``mod`` names, a crate root elsewhere than ``lib.rs`` or ``main.rs``
 (``src/bin/tool.rs``), resolves its modules beside itself when nothing sits under its own
-name; a module's file never does. Declarations a macro
-call wraps are not read.
+name; a module's file never does. Declarations a macro call wraps are not read.
 """
 
 from __future__ import annotations
