@@ -62,13 +62,17 @@ _SUPERSCRIPTS = str.maketrans(f"{_SUPER_DIGITS}\u207b\u02d2", "0123456789-,")  #
 # Up to six digits, as in [n]: a longer run is no passage's number (nor one to convert).
 _SUPER = f"[{_SUPER_DIGITS}]{{1,6}}(?![{_SUPER_DIGITS}])"
 _MARKER = re.compile(
-    rf"(?<!\w)\[(?P<bracket>{_LISTED})\]"
-    rf"|\[\^(?P<footnote>{_LISTED})\]"
-    # Not after a digit or a one-letter word: an exponent.
+    # [2] or [1-3, 5], though not after a word (items[6] indexes); a footnote, seven[^2], may be.
+    rf"(?:(?<!\w)\[|\[\^)(?P<bracket>{_LISTED})\]"
+    # ² or ¹˒³ or ²⁻³, whole: not inside a longer run, nor an exponent after a digit (10⁶) or a
+    # one-letter word (n²).
     rf"|(?<![\d{_SUPER_DIGITS}])(?<!\b[^\W\d_])"
     rf"(?P<superscript>{_SUPER}(?:\s*[,\u02d2\u207b-]\s*{_SUPER})*)"
-    # A run of them is matched whole, so no text is read twice; it counts only when nothing
-    # but punctuation, or the line's end, follows it (``closes``).
+    # (2) or (1) (3), not after a word (f(2) is a call) or a link's text ([see](2)). It counts
+    # only when nothing but punctuation, or the line's end, follows (``closes``); the empty
+    # alternative matches a run that closes nothing too, an enumeration, so that the search
+    # goes on after it rather than trying it again from each of its numbers: that would read
+    # a long run once for every number in it.
     rf"|(?<![\w\]])(?P<parenthesised>\({_LISTED}\)(?:[ \t]*\({_LISTED}\))*)"
     rf"(?=[ \t]*(?P<closes>[.,;:!?)\]\[{_SUPER_DIGITS}]|$)|)",
     re.M,
@@ -161,7 +165,7 @@ def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
             return []
         text = m["parenthesised"].translate(_PARENTHESES)
     else:
-        text = (m["bracket"] or m["footnote"] or m["superscript"]).translate(_SUPERSCRIPTS)
+        text = (m["bracket"] or m["superscript"]).translate(_SUPERSCRIPTS)
     items = (item for item in text.split(",") if item.strip())
     numbers = list(dict.fromkeys(n for item in items for n in _marked(item)))
     loose = m["parenthesised"] is not None or m["superscript"] is not None
