@@ -277,7 +277,7 @@ def status_reply(
         f"**Answers:** {answers}",
         f"**Totals:** {len(statuses)} sources, {documents} documents, {chunks} passages; "
         f"{stale} stale, {failing} failing, {unresolved} unresolved",
-        f"**Last refresh:** {when_text(max(stamps), now) if stamps else 'never'}",
+        f"**Last refresh:** {when_text(max(stamps, default=None), now)}",
         *_unembedded_lines(unembedded, chunks),
         "",
     ]

@@ -666,6 +666,7 @@ def test_status_says_an_unresolved_source_without_an_index_was_never_indexed():
     never = state("gone", "unresolved", clause="missing", detail="/srv/gone does not exist")
     never = replace(never, refreshed_at=None, indexed_at=None, documents=0, chunks=0)
     text = status_reply([SourceStatus(never, 3600, True)], "none", None, NOW).embeds[0].description
+    assert text.splitlines()[2] == "**Last refresh:** never"  # no source was ever refreshed
     assert text.splitlines()[4] == (
         "⚠ **gone**: refreshed never, every 1h; unresolved by missing "
         "(/srv/gone does not exist), never indexed; stale"
