@@ -189,7 +189,7 @@ def _redirected(api: str, response: httpx2.Response) -> ProviderError:
     location = response.headers.get("location", "")
     try:
         target = response.url.join(location) if location else None
-    except httpx2.InvalidURL:  # shown as written, it might carry a password redact_urls misses
+    except httpx2.InvalidURL:  # not shown as written: it might carry a password redact_urls misses
         target = None
     if target is None:
         where = "an address that is not a URL" if location else "no address at all"
