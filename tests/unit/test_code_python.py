@@ -398,7 +398,7 @@ from typing import ParamSpec, TypeVar
 
 T = TypeVar("T")
 P = ParamSpec("P")
-Row = typing.TypeVar("Row", bound=dict)
+ROW = typing.TypeVar("ROW", bound=dict)
 LIMIT = 5
 VERSION = str(LIMIT)
 """
