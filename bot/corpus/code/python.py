@@ -47,6 +47,9 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ACCESSORS = frozenset({"setter", "deleter", "getter"})
 _ASSIGNMENTS = (ast.Assign, ast.AnnAssign)
 _CLASS_ATTRIBUTES = (*_ASSIGNMENTS, ast.Expr, ast.Pass)
+# Declarations of a generic's parameter: ``T = TypeVar("T")`` is spelled like a constant but
+# holds no value anybody asks for, and there is one in most typed modules.
+_TYPE_VARIABLES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple"})
 
 
 def chunk_python(path: str, data: bytes) -> list[Chunk]:
@@ -294,11 +297,6 @@ def _imported_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
             pending.extend(reversed([*branches, *node.orelse, *node.finalbody]))
         else:
             yield node
-
-
-# Declarations of a generic's parameter: ``T = TypeVar("T")`` is spelled like a constant but
-# holds no value anybody asks for, and there is one in most typed modules.
-_TYPE_VARIABLES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple"})
 
 
 def _type_variable(value: ast.expr | None) -> bool:
