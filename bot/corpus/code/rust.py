@@ -18,12 +18,11 @@ Rules, the Go ones carried over to Rust's conventions:
   foreign ``static``, are chunks as those written in Rust are;
 - modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``, any
   ``cfg`` that cannot hold without ``test``: ``bot.corpus.code.rust_cfg``; a module or file
-  saying so at its top, ``#![cfg(test)]``, too) and files
-  whose header says they were generated are skipped, and so is whatever ``#[doc(hidden)]``
-  hides from rustdoc: the item, and all a hidden module, trait or impl holds (a module
-  hidden by ``#![doc(hidden)]`` at its top too); a file cannot tell that the ``mod`` naming
-  it elsewhere is hidden, so the indexer leaves such a file out before it is chunked
-  (``bot.corpus.code.rust_modules``).
+  saying so at its top, ``#![cfg(test)]``, too) and files whose header says they were
+  generated are skipped, and so is whatever ``#[doc(hidden)]`` hides from rustdoc: the
+  item, and all a hidden module, trait or impl holds (a module hidden by ``#![doc(hidden)]``
+  at its top too); a file cannot tell that the ``mod`` naming it elsewhere is hidden, so
+  the indexer leaves such a file out before it is chunked (``bot.corpus.code.rust_modules``).
 """
 
 from __future__ import annotations
