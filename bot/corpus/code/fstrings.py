@@ -175,7 +175,7 @@ def _in_brackets(string: str, encoding: str) -> str:
     least three bytes, the prefix, the quote and the ``{`` or backslash before its line end;
     the last one ends with a closing quote, where the ``)`` goes.
     """
-    out = "".join(char if char in _LINE_ENDS else " " * width(char, encoding) for char in string)
+    out = _blank(string, encoding, single_quoted=False)
     return '""(' + out[3:-1] + ")"
 
 
