@@ -61,16 +61,14 @@ class Refresher:
             return None
         if due_only and not only:
             self._due_waiting = True
-        task = asyncio.create_task(self._run(tuple(only), due_only, why))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return await task
+        return await self._start(self._run(tuple(only), due_only, why))
 
     def request(self, source: str, why: str) -> bool:
         """Refresh ``source`` in the background, together with every source requested meanwhile.
 
-        With nothing running it starts at once; otherwise it joins the sources already waiting
-        for the next run, which refreshes them all with one discovery. ``False`` if ``source``
+        With no source waiting, a run for it is queued (it starts once no refresh holds the
+        lock); otherwise it joins the sources already waiting for that run, which refreshes
+        them all with one discovery. ``False`` if ``source``
         is already waiting its turn, or the refresher is closed.
         """
         if self._closed or source in self._requested:
@@ -80,10 +78,14 @@ class Refresher:
         self._requested[source] = why
         return True
 
-    def _start(self, work: Coroutine[None, None, RefreshReport | None]) -> None:
+    def _start(
+        self, work: Coroutine[None, None, RefreshReport | None]
+    ) -> asyncio.Task[RefreshReport | None]:
+        """Run ``work`` as a task that ``close`` cancels and ``settle`` waits for."""
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def _run_requested(self) -> RefreshReport | None:
         async with self._lock:
