@@ -192,9 +192,13 @@ def said_below_table(world: World, kind: str, name: str, text: str) -> None:
     below = world.stdout[world.stdout.rindex("┘") + 1 :]
     # Each problem is read on its own, up to the next line, lest a sentence of another
     # source's pass for this one's. The console wraps a long one wherever it likes, so its
-    # words are compared, not its line breaks; a name may go on: "gadgets (missing at ...)".
+    # words are compared, not its line breaks; a name may go on: "gadgets (missing at ...)",
+    # but "gadget" is not "gadgets".
     said = [" ".join(part.split()) for part in _BELOW_TABLE.split(below)]
-    assert any(s.startswith(f"{kind}: {name}") and text in s for s in said), world.stdout
+    about = re.compile(
+        rf"{re.escape(kind)}: {re.escape(name)}(?: \((?:missing|duplicate) at [^)]*\))?: "
+    )
+    assert any(about.match(s) and text in s for s in said), world.stdout
 
 
 @then(parsers.parse('passage {rank:d} is "{heading}" from "{path}"'))
