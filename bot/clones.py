@@ -342,7 +342,10 @@ class Clones:
                 "clone, if any, is kept. Try again later."
             )
         if ran.status != 0:
-            if any(marker in f"{ran.stderr} {ran.stdout}".lower() for marker in _STALLED):
+            failed = git.exc.GitCommandError(
+                command, ran.status, ran.stderr.rstrip("\n"), ran.stdout
+            )
+            if any(marker in _said(failed) for marker in _STALLED):
                 log.warning(
                     "git %s gave up: the forge sent under %d bytes/s for %d s",
                     verb,
@@ -354,7 +357,7 @@ class Clones:
                     f"{self._low_speed_time} s, so git {verb} gave up; the clone, if any, is "
                     "kept. Try again later."
                 )
-            raise git.exc.GitCommandError(command, ran.status, ran.stderr.rstrip("\n"), ran.stdout)
+            raise failed
         return ran.stdout.removesuffix("\n")
 
     def stop(self, *, kill: bool = False) -> int:
