@@ -21,6 +21,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -293,7 +294,9 @@ def _listing_failed(
     """What to say of the last build's failed GitLab listing, or ``None`` when it worked."""
     if failure is None:
         return None
-    return render.listing_failure_text(failure, engine.config.gitlab_api_url, states)
+    return render.listing_failure_text(
+        failure, engine.config.gitlab_api_url, states, datetime.now(UTC)
+    )
 
 
 async def cmd_index_status(engine: Engine, args: argparse.Namespace, out: Console) -> int:

@@ -404,9 +404,12 @@ def source_problems(state: SourceState, *, verdict: bool = True) -> list[tuple[s
 
 
 def listing_failure_text(
-    failure: ListingFailure, api_url: str, states: Sequence[SourceState]
+    failure: ListingFailure, api_url: str, states: Sequence[SourceState], now: datetime
 ) -> str:
     """Why GitLab's projects are missing or old in ``index sources``, and what puts it right.
+
+    ``now`` is the present, which the caller reads: how long ago the listing failed is told
+    from it.
 
     A build run again unchanged fails the same way, so the advice is what the failed listing
     said and where to look, and only then to build again.
@@ -417,9 +420,10 @@ def listing_failure_text(
         if known
         else "none of its projects is known yet"
     )
+    said = redact_urls(failure.error).rstrip(".")
     return (
         f"GitLab's listing of {failure.group} failed in the last build "
-        f"({when_text(failure.failed_at)}), so {held}: {redact_urls(failure.error).rstrip('.')}. "
+        f"({when_text(failure.failed_at, now)}), so {held}: {said}. "
         f"Running the build again fails the same way until that is put right: check "
         f"gitlab.url.api (now {redact_urls(api_url)}), GITLAB_TOKEN, and that GitLab can be "
         "reached from "
