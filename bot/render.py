@@ -385,7 +385,7 @@ def when_text(stamp: str | None, now: datetime | None = None) -> str:
     return age_text(max(0.0, seconds)) + " ago"
 
 
-def source_problems(state: SourceState, *, verdict: bool = True) -> list[tuple[str, str]]:
+def source_problems(state: SourceState, *, verdict: bool) -> list[tuple[str, str]]:
     """What is wrong with a source, each problem as its kind and what it says.
 
     An unresolved verdict (unless ``verdict`` is false: shown elsewhere), the last refresh
