@@ -139,6 +139,7 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index build`
     And I run `python -m bot.cli index status --json`
     Then the exit code is 0
+    And status of "acme/handbook" names its release "v1.0"
     And "acme/handbook" has no last error
 
   Scenario: A release listing that never ends is read no further, and each project is asked
@@ -148,6 +149,7 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index build`
     And I run `python -m bot.cli index status --json`
     Then the exit code is 0
+    And status of "acme/handbook" names its release "v1.0"
     And "acme/handbook" has no last error
     And GitLab was asked for 1 page of the group's releases
     And the log says "the release listing of acme names page 1 again after page 1, so it would never end"
@@ -159,6 +161,7 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index build`
     And I run `python -m bot.cli index status --json`
     Then the exit code is 0
+    And status of "acme/handbook" names its release "v1.0"
     And "acme/handbook" has no last error
     And status of "acme/go/config" names its release "v0.1.0"
 
