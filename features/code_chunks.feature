@@ -526,6 +526,22 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "sample path fixture" --retrieval-only --json`
     Then no passage contains "SAMPLE_PATH_FIXTURE"
 
+  Scenario: A Rust test module whose cfg stands a blank line above it is not indexed
+    Given a git repository "paths" holding "src/lib.rs":
+      """
+      /// Normalize a path for the platform it runs on.
+      pub fn normalize() {}
+
+      #[cfg(test)]
+
+      mod tests {
+          pub const SAMPLE_PATH_FIXTURE: &str = "a/b";
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "sample path fixture" --retrieval-only --json`
+    Then no passage contains "SAMPLE_PATH_FIXTURE"
+
   Scenario: A Rust crate's build script is not indexed, a module named build is
     Given a git repository "probe" holding "Cargo.toml":
       """

@@ -397,6 +397,32 @@ pub fn on_std() {}
     ]
 
 
+def test_an_attribute_belongs_to_its_item_across_blank_lines_and_comments():
+    # The compiler reads an attribute as the next item's however far below it stands.
+    source = b"""/// Shown.
+pub fn shown() {}
+
+#[doc(hidden)]
+
+pub fn helper() {}
+
+#[cfg(test)]
+// Checks of the above.
+
+mod tests {
+    pub fn check() {}
+}
+
+#[macro_export]
+
+/// Expands to nothing.
+macro_rules! nothing {
+    () => {};
+}
+"""
+    assert list(by_symbol(source, "src/lib.rs")) == ["shown", "nothing"]
+
+
 def test_a_file_hidden_from_its_top_has_nothing_indexed():
     source = b"#![doc(hidden)]\n//! Internals.\n\n/// Helper.\npub fn helper() {}\n"
     assert chunk_code("src/private.rs", source) == []

@@ -111,20 +111,19 @@ def _public(item: Node) -> bool:
     return any(c.type == "visibility_modifier" and text_of(c) == "pub" for c in item.children)
 
 
-def _attribute_items(items: Sequence[Node], index: int, lines: SourceLines) -> list[Node]:
-    """The outer attributes written directly above ``items[index]``, among its docs."""
-    first = doc_start(items, index, lines, _attaches)
+def attributes_above(items: Sequence[Node], index: int) -> list[Node]:
+    """The outer attributes of ``items[index]``: those above it, past comments and blank lines.
+
+    An attribute belongs to the next item however far below it stands, as the compiler reads
+    it; a doc comment's reach (``doc_start``) stops at a blank line, an attribute's does not.
+    """
     out = []
     j = index - 1
-    while j >= 0 and lines.line_of(items[j].start_byte) >= first:
+    while j >= 0 and items[j].type in ("attribute_item", *_COMMENTS):
         if items[j].type == "attribute_item":
             out.append(items[j])
         j -= 1
     return out
-
-
-def _attributes(items: Sequence[Node], index: int, lines: SourceLines) -> str:
-    return " ".join(text_of(a) for a in _attribute_items(items, index, lines))
 
 
 def attribute_named(attribute_item: Node, name: str) -> Node | None:
@@ -208,7 +207,8 @@ def _item(
         return
     # rustdoc leaves a ``#[doc(hidden)]`` item out of the API (anyhow's ``__private`` module,
     # a macro's helpers), and with it a hidden module's, trait's or impl's items.
-    if any(hides_from_docs(a) for a in _attribute_items(scope.items, index, lines)):
+    attributes = attributes_above(scope.items, index)
+    if any(hides_from_docs(a) for a in attributes):
         return
     if kind in ("function_item", "function_signature_item"):
         if scope.in_trait or _public(item):
@@ -233,7 +233,7 @@ def _item(
         if body is not None and owner:
             pending.append(_Scope(body.children, scope.title, scope.path, owner))
     elif kind == "mod_item" and not scope.owner:
-        if any(compiled_only_for_tests(a) for a in _attribute_items(scope.items, index, lines)):
+        if any(compiled_only_for_tests(a) for a in attributes):
             return
         module = f"module {text_of(item.child_by_field_name('name'))}"
         # The docs above ``pub mod x;`` or ``pub mod x {`` (regex documents ``bytes`` so);
@@ -250,7 +250,7 @@ def _item(
         body = item.child_by_field_name("body")
         if body is not None:
             pending.append(_Scope(body.children, scope.title, scope.path, items_only=True))
-    elif kind == "macro_definition" and "macro_export" in _attributes(scope.items, index, lines):
+    elif kind == "macro_definition" and any(attribute_named(a, "macro_export") for a in attributes):
         yield _symbol(scope, index, item, lines, lines.line_of(item.start_byte))
     elif kind == "macro_invocation" and not scope.owner:
         inside = _macro_items(item, lines)

@@ -34,7 +34,12 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from bot.corpus.code.rust import attribute_named, compiled_only_for_tests, hides_from_docs
+from bot.corpus.code.rust import (
+    attribute_named,
+    attributes_above,
+    compiled_only_for_tests,
+    hides_from_docs,
+)
 from bot.corpus.code.source import SourceLines
 from bot.corpus.code.syntax import parse, text_of
 
@@ -75,7 +80,7 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
         for index, item in enumerate(items):
             if item.type != "mod_item":
                 continue
-            attributes = list(_attributes_above(items, index))
+            attributes = attributes_above(items, index)
             why = hidden or _why_hidden(attributes)
             name = text_of(item.child_by_field_name("name")).removeprefix("r#")
             body = item.child_by_field_name("body")
@@ -256,15 +261,6 @@ def _owns_directory(file: str, loaded_by_path: Collection[str]) -> bool:
 
 def _stem(file: str) -> str:
     return posixpath.basename(file).removesuffix(".rs")
-
-
-def _attributes_above(items: Sequence[Node], index: int) -> Iterator[Node]:
-    """The outer attributes written above ``items[index]``, past comments between them."""
-    j = index - 1
-    while j >= 0 and items[j].type in ("attribute_item", "line_comment", "block_comment"):
-        if items[j].type == "attribute_item":
-            yield items[j]
-        j -= 1
 
 
 def _why_hidden(attributes: Sequence[Node]) -> str:
