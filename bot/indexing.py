@@ -118,7 +118,7 @@ def plan_source(
 
     work: list[tuple[Snapshot, FileEntry, Kind]] = []
     crates = crate_roots(entry.path for entry in branch_files)
-    release_crates: frozenset[str] = frozenset()
+    code_crates = crates  # the crates of the tree the code is read from: the release's, if any
     for entry in branch_files:
         kind = classify(
             entry.path, entry.size, site, other_markdown=scope.other_markdown, crates=crates
@@ -129,18 +129,16 @@ def plan_source(
             work.append((branch, entry, kind))
     if release is not None and scope.code:
         release_files = release.files()
-        release_crates = crate_roots(entry.path for entry in release_files)
+        code_crates = crate_roots(entry.path for entry in release_files)
         for entry in release_files:
-            kind = classify(
-                entry.path, entry.size, None, other_markdown=False, crates=release_crates
-            )
+            kind = classify(entry.path, entry.size, None, other_markdown=False, crates=code_crates)
             if kind is Kind.CODE:
                 work.append((release, entry, kind))
 
     fresh: list[DocumentData] = []
     kept: list[KeptDocument] = []
     skipped: list[tuple[str, str]] = [(site.config_path if site else "", note)] if note else []
-    hidden = _hidden_rust_modules(work, crates | release_crates)
+    hidden = _hidden_rust_modules(work, code_crates)
     for snapshot, entry, kind in work:
         if on_file:
             on_file(entry.path)
