@@ -24,18 +24,47 @@ def _parser(grammar: str) -> Parser:
     return Parser(_language(grammar))
 
 
-def parse(grammar: str, lines: SourceLines) -> Tree:
-    """Parse a file with tree-sitter, which recovers from syntax errors rather than stopping."""
-    return _parser(grammar).parse(lines.data)
+# Finds, in a tree with errors, the tokens of syntax newer than the grammar (``rust_newer``).
+Newer = Callable[[Node], Sequence[Node]]
 
 
-def parse_between(grammar: str, lines: SourceLines, opening: Node, closing: Node) -> Tree:
+def parse(grammar: str, lines: SourceLines, newer: Newer | None = None) -> Tree:
+    """Parse a file with tree-sitter, which recovers from syntax errors rather than stopping.
+
+    The tokens ``newer`` finds are parsed as spaces: see ``_reparsed``.
+    """
+    parser = _parser(grammar)
+    return _reparsed(parser, parser.parse(lines.data), lines.data, newer)
+
+
+def parse_between(
+    grammar: str, lines: SourceLines, opening: Node, closing: Node, newer: Newer | None = None
+) -> Tree:
     """Parse only the text between two nodes, such as a macro call's braces.
 
     The tree's offsets and lines are the whole file's, and the work is the enclosed text's.
     """
     span = Range(opening.end_point, closing.start_point, opening.end_byte, closing.start_byte)
-    return Parser(_language(grammar), included_ranges=[span]).parse(lines.data)
+    parser = Parser(_language(grammar), included_ranges=[span])
+    return _reparsed(parser, parser.parse(lines.data), lines.data, newer)
+
+
+def _reparsed(parser: Parser, tree: Tree, data: bytes, newer: Newer | None) -> Tree:
+    """``tree``, or the tree of ``data`` with the tokens ``newer`` finds in it as spaces.
+
+    Each byte of such a token becomes one space, so every offset and line of the new tree is
+    the file's, and a chunk's text is still cut from the file's own lines, token and all.
+    Left in, the token is an error that costs the declaration it stands in (``readable``).
+    """
+    if newer is None or not tree.root_node.has_error:
+        return tree
+    tokens = newer(tree.root_node)
+    if not tokens:
+        return tree
+    blanked = bytearray(data)
+    for token in tokens:
+        blanked[token.start_byte : token.end_byte] = b" " * (token.end_byte - token.start_byte)
+    return parser.parse(bytes(blanked))
 
 
 def readable(symbols: Iterable[Symbol], root: Node, lines: SourceLines, what: str) -> list[Symbol]:
@@ -72,18 +101,26 @@ def readable(symbols: Iterable[Symbol], root: Node, lines: SourceLines, what: st
 
 
 def _error_lines(root: Node, lines: SourceLines) -> list[tuple[int, int]]:
-    """The line ranges of every ERROR or MISSING node, in file order, found without recursion."""
+    """The line ranges of every ERROR or MISSING node, in file order."""
+    found = [
+        (lines.line_of(node.start_byte), lines.last_line_of(node.start_byte, node.end_byte))
+        for node in errors(root)
+    ]
+    return sorted(found) or [(1, lines.count)]
+
+
+def errors(root: Node) -> list[Node]:
+    """Every outermost ERROR or MISSING node under ``root``, found without recursion."""
     found = []
     pending = [root]
     while pending:
         node = pending.pop()
         for child in node.children:
             if child.is_error or child.is_missing:
-                start, end = child.start_byte, child.end_byte
-                found.append((lines.line_of(start), lines.last_line_of(start, end)))
+                found.append(child)
             elif child.has_error:
                 pending.append(child)
-    return sorted(found) or [(1, lines.count)]
+    return found
 
 
 def text_of(node: Node | None) -> str:
