@@ -474,6 +474,28 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "last error a call of the C library set" --retrieval-only --json`
     Then passage 1 is symbol "errno" of "libc/src/lib.rs", kind "code", lines 4 to 5
 
+  Scenario: The items of a Rust 2024 unsafe extern block are indexed as written
+    Given a git repository "libm" holding "src/lib.rs":
+      """
+      unsafe extern "C" {
+          /// The absolute value of an integer, safe to call for any input.
+          pub safe fn abs(x: i32) -> i32;
+          /// The build of the C library linked in.
+          pub unsafe static LIBM_VERSION: c_int;
+      }
+
+      /// Rounds half away from zero.
+      pub fn round(x: f64) -> f64 {
+          x
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "absolute value of an integer" --retrieval-only --json`
+    Then passage 1 is symbol "abs" of "libm/src/lib.rs", kind "code", lines 2 to 3
+    And every passage's text is the lines it cites
+    When I run `python -m bot.cli ask "build of the C library linked in" --retrieval-only --json`
+    Then passage 1 is symbol "LIBM_VERSION" of "libm/src/lib.rs", kind "code", lines 4 to 5
+
   Scenario: A Rust test module that also needs a feature is not indexed
     Given a git repository "suggest" holding "src/lib.rs":
       """

@@ -88,6 +88,10 @@ FRAGMENTS = {
         "cfg_rt! {\n",
         "pin_project! {\n",
         "try!(x);\n",
+        'unsafe extern "C" {\n',
+        "pub safe fn a();\n",
+        "pub unsafe static X: u8;\n",
+        "safe static\n",
         "/* open\n",
         '"open\n',
         "{",
@@ -286,6 +290,10 @@ def python_program(draw):
     return draw(START) + nl.join(out) + nl
 
 
+# Rust 2024 lets an unsafe extern block's items say whether using them is safe.
+EXTERN_QUALIFIER = st.sampled_from([b"", b"safe ", b"unsafe ", b"unsafe /* c */ "])
+
+
 @st.composite
 def rust_program(draw):
     nl = draw(NEWLINE)
@@ -313,11 +321,12 @@ def rust_program(draw):
             item = [b"pub const " + name.upper() + b": u8 = 1;"]
         elif kind == "extern":
             inner = [
-                b"    pub fn " + name + b"(x: i32)",
+                b"    pub " + draw(EXTERN_QUALIFIER) + b"fn " + name + b"(x: i32)",
                 b"        -> i32;",
-                b"    pub static N: u8;",
+                b"    pub " + draw(EXTERN_QUALIFIER) + b"static N: u8;",
             ]
-            item = [b'extern "C" {', *[b"    " + line for line in doc], *inner, b"}"]
+            block = draw(st.sampled_from([b"", b"unsafe "])) + b'extern "C" {'
+            item = [block, *[b"    " + line for line in doc], *inner, b"}"]
         else:
             cfgs = [b"test", b"all(test, unix)", b"all(any(unix, windows), test)", b"not(test)"]
             tests = [
@@ -364,10 +373,8 @@ def python_with_fstrings(draw):
 @SETTINGS
 @given(program=python_with_fstrings())
 def test_python_with_newer_fstrings_is_chunked_not_refused(program):
-    data, names = program
-    chunks = chunk_code("pkg/module.py", data)
-    assert_honest(data, chunks)
-    assert [c.symbol for c in chunks] == names
+    chunked_as_declared("pkg/module.py", program)
+    data, _ = program
     blanked = without_fstrings(data)
     assert blanked is not None
     assert [len(line) for line in blanked.split(b"\n")] == [len(line) for line in data.split(b"\n")]
@@ -377,6 +384,35 @@ def test_python_with_newer_fstrings_is_chunked_not_refused(program):
 @given(data=rust_program())
 def test_rust_programs(data):
     chunk_or_refuse("src/lib.rs", data)
+
+
+@st.composite
+def rust_2024_bindings(draw):
+    """An ``unsafe extern`` block of qualified items among Rust items; the names it declares."""
+    nl = draw(NEWLINE)
+    out, names = [b"/// Before.", b"pub fn before() {}", b'unsafe extern "C" {'], ["before"]
+    for i in range(draw(st.integers(min_value=1, max_value=6))):
+        doc = [b"    /// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
+        name = f"f{i}" if draw(st.booleans()) else f"S{i}"
+        item = f"fn {name}(x: i32) -> i32;" if name[0] == "f" else f"static {name}: u8;"
+        out += [*doc, b"    pub " + draw(EXTERN_QUALIFIER) + item.encode()]
+        names.append(name)
+    out += [b"}", b"/// After.", b"pub struct After;"]
+    return draw(START) + nl.join(out) + nl, [*names, "After"]
+
+
+@SETTINGS
+@given(program=rust_2024_bindings())
+def test_rust_2024_extern_items_are_chunked_not_lost(program):
+    chunked_as_declared("src/lib.rs", program)
+
+
+def chunked_as_declared(path: str, program: tuple[bytes, list[str]]) -> None:
+    """The file is chunked, honestly, into a chunk for each name it declares, in order."""
+    data, names = program
+    chunks = chunk_code(path, data)
+    assert_honest(data, chunks)
+    assert [c.symbol for c in chunks] == names
 
 
 @pytest.mark.parametrize(

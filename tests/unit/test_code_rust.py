@@ -329,6 +329,66 @@ def test_the_pub_items_of_an_extern_block_are_chunked_as_rust_ones_are():
     )
 
 
+# Rust 2024: an unsafe extern block's items say whether using them is safe. The grammar
+# reads neither ``safe`` nor ``unsafe static``, so without help these items were lost.
+EXTERN_2024 = b"""/// Before the block.
+pub fn before() {}
+
+/// Bindings to libm.
+unsafe extern "C" {
+    /// The absolute value.
+    pub safe fn abs(x: i32) -> i32;
+    /// Needs a valid C string.
+    pub unsafe fn strlen(s: *const c_char) -> usize;
+    /// The library's version.
+    #[link_name = "m_version"]
+    pub unsafe /* shared */ static VERSION: c_int;
+    pub safe static mut STATE: u8;
+    safe fn private_helper();
+}
+
+/// After the block.
+pub struct After;
+"""
+
+
+def test_the_items_of_a_rust_2024_unsafe_extern_block_are_chunked():
+    chunks = chunk_code("src/lib.rs", EXTERN_2024)
+    assert_honest(EXTERN_2024, chunks)
+    assert spans(chunks) == [
+        ("before", 1, 2),
+        ("abs", 6, 7),
+        ("strlen", 8, 9),
+        ("VERSION", 10, 12),
+        ("STATE", 13, 13),
+        ("After", 17, 18),
+    ]
+    texts = {c.symbol: c.text for c in chunks}
+    assert texts["abs"] == "    /// The absolute value.\n    pub safe fn abs(x: i32) -> i32;"
+    assert texts["VERSION"].endswith("    pub unsafe /* shared */ static VERSION: c_int;")
+
+
+def test_a_file_of_rust_2024_bindings_alone_is_chunked_not_refused():
+    source = b'unsafe extern "C" {\n    /// Y.\n    pub safe static Y: u8;\n}\n'
+    chunks = chunk_code("src/ffi.rs", source)
+    assert spans(chunks) == [("Y", 2, 3)]
+    assert chunks[0].text == "    /// Y.\n    pub safe static Y: u8;"
+
+
+def test_a_rust_2024_extern_block_inside_a_macro_call_is_chunked():
+    source = b'cfg_ffi! {\n    unsafe extern "C" {\n        pub safe fn abs(x: i32) -> i32;\n'
+    source += b"    }\n}\n"
+    assert spans(chunk_code("src/ffi.rs", source)) == [("abs", 3, 3)]
+
+
+def test_a_safe_qualifier_outside_an_extern_block_is_still_an_error():
+    # ``safe`` qualifies only an extern block's items; elsewhere Rust has no such syntax.
+    with pytest.raises(Unchunkable, match="syntax error near line 2"):
+        chunk_code("src/lib.rs", b"/// F.\npub safe fn f() {}\n")
+    source = b"pub trait Shape {\n    /// The area.\n    safe fn area(&self) -> f64;\n}\n"
+    assert spans(chunk_code("src/lib.rs", source)) == [("Shape", 1, 1)]
+
+
 def test_a_macro_body_that_is_not_items_is_left_alone():
     source = b"bitflags! {\n    pub struct Flags: u32 {\n        const A = 1;\n    }\n}\n"
     assert chunk_code("src/flags.rs", source) == []

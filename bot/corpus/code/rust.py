@@ -15,7 +15,8 @@ Rules, the Go ones carried over to Rust's conventions:
 - every ``const``, public or not, and every ``pub static`` is a chunk holding its value (a
   ``const`` without ``pub`` ranks at half weight, as private constants do in Go and Python);
 - the ``pub`` items of an ``extern "C" { ... }`` block, a foreign function's signature or a
-  foreign ``static``, are chunks as those written in Rust are;
+  foreign ``static``, are chunks as those written in Rust are, Rust 2024's ``unsafe extern``
+  blocks with their ``safe fn`` and ``unsafe static`` items included (``rust_newer``);
 - modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``, any
   ``cfg`` that cannot hold without ``test``: ``bot.corpus.code.rust_cfg``; a module or file
   saying so at its top, ``#![cfg(test)]``, too) and files whose header says they were
@@ -34,6 +35,7 @@ from tree_sitter import Node
 
 from bot.corpus.chunk import Chunk
 from bot.corpus.code.rust_cfg import only_for_tests
+from bot.corpus.code.rust_newer import extern_item_qualifiers
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
 from bot.corpus.code.syntax import doc_start, parse, parse_between, readable, text_of
 
@@ -65,7 +67,7 @@ def chunk_rust(path: str, data: bytes) -> list[Chunk]:
         Unchunkable: the file is generated, or has no declaration that parses.
     """
     lines = SourceLines(data)
-    root = parse("rust", lines).root_node
+    root = parse("rust", lines, extern_item_qualifiers).root_node
     top = root.children
     leading = []
     for node in top:
@@ -270,7 +272,8 @@ def _macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
     tree = next((c for c in call.children if c.type == "token_tree"), None)
     if tree is None or tree.child_count < 3 or tree.children[0].type != "{":
         return ()
-    root = parse_between("rust", lines, tree.children[0], tree.children[-1]).root_node
+    opening, closing = tree.children[0], tree.children[-1]
+    root = parse_between("rust", lines, opening, closing, extern_item_qualifiers).root_node
     return () if root.has_error else root.children
 
 
