@@ -379,6 +379,30 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "future that completes once its deadline has passed" --retrieval-only --json`
     Then passage 1 is symbol "Sleep" of "codec/src/time.rs", kind "code", lines 2 to 6
 
+  Scenario: A public item a crate's own macro template declares is indexed
+    Given a git repository "matcher" holding "src/set.rs":
+      """
+      macro_rules! define_set {
+          ($name:ident, $text:ty) => {
+              pub mod $name {
+      /// Matches many patterns in a single scan of the text.
+      pub struct PatternSet(Vec<$text>);
+              }
+          };
+      }
+
+      define_set! { unicode, String }
+      define_set! { bytes, u8 }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "match many patterns in a single scan" --retrieval-only --json`
+    Then passage 1 is symbol "PatternSet" of "matcher/src/set.rs", kind "code", lines 4 to 5
+    And passage 1's text is:
+      """
+      /// Matches many patterns in a single scan of the text.
+      pub struct PatternSet(Vec<$text>);
+      """
+
   Scenario: A Python fallback defined when an import fails is indexed
     When I run `python -m bot.cli ask "what happens to checksum when the compiled speedups are missing" --retrieval-only --json`
     Then passage 1 is symbol "checksum" of "tools/speedups.py", kind "code", lines 4 to 5

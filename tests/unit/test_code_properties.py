@@ -87,6 +87,11 @@ FRAGMENTS = {
         "mod m {\n",
         "cfg_rt! {\n",
         "pin_project! {\n",
+        "macro_rules! m {\n",
+        "($x:ident) => {\n",
+        "$(#[$a])*\n",
+        "pub struct $x;\n",
+        "$($y),+",
         "try!(x);\n",
         'unsafe extern "C" {\n',
         "pub safe fn a();\n",
@@ -301,7 +306,7 @@ def rust_program(draw):
     for _ in range(draw(st.integers(min_value=0, max_value=8))):
         name = draw(NAMES).encode()
         doc = [b"/// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
-        kinds = ["fn", "struct", "impl", "trait", "const", "mod", "extern"]
+        kinds = ["fn", "struct", "impl", "trait", "const", "mod", "extern", "macro"]
         kind = draw(st.sampled_from(kinds))
         if kind == "fn":
             item = [b"pub fn " + name + b"() {" + draw(braces()) + b"}"]
@@ -327,6 +332,20 @@ def rust_program(draw):
             ]
             block = draw(st.sampled_from([b"", b"unsafe "])) + b'extern "C" {'
             item = [block, *[b"    " + line for line in doc], *inner, b"}"]
+        elif kind == "macro":
+            repeated = draw(st.sampled_from([b"$(#[$a])*", b"$(", b"$($x),+ $(", b""]))
+            item = [
+                b"macro_rules! " + name.lower() + b" {",
+                b"    ($t:ty, $(#[$a:meta])*) => {",
+                *[b"        " + line for line in doc],
+                b"        " + repeated,
+                b"        pub struct " + name + b"(Vec<$t>);",
+                b"        impl " + draw(st.sampled_from([name, b"$t"])) + b" {",
+                b"            pub fn m(x: $t) $(+ $b)* {" + draw(braces()) + b"}",
+                b"        }",
+                b"    };",
+                b"}",
+            ]
         else:
             cfgs = [b"test", b"all(test, unix)", b"all(any(unix, windows), test)", b"not(test)"]
             tests = [

@@ -389,6 +389,101 @@ def test_a_safe_qualifier_outside_an_extern_block_is_still_an_error():
     assert spans(chunk_code("src/lib.rs", source)) == [("Shape", 1, 1)]
 
 
+TEMPLATES = b"""macro_rules! define_set {
+    ($name:ident, $text:ty, $(#[$example:meta])*) => {
+        pub mod $name {
+/// Matches many patterns in one pass.
+///
+$(#[$example])*
+///
+/// Cheaper than matching each pattern alone.
+#[derive(Clone)]
+pub struct RegexSet(Vec<$text>);
+
+impl RegexSet {
+    /// Build a set from its patterns.
+    pub fn new(patterns: &[$text]) -> Self {
+        RegexSet(patterns.to_vec())
+    }
+
+    fn private_helper(&self) {}
+}
+
+/// Named by the caller, so not searchable by a name of its own.
+pub struct $name;
+
+impl $text {
+    pub fn for_the_callers_type() {}
+}
+        }
+    };
+}
+
+macro_rules! declare_error_trait {
+    (Error: Sized $(+ $($bound:ident)::+)*) => {
+        /// Errors a format can build.
+        pub trait Error: Sized $(+ $($bound)::+)* {
+            /// An error with a custom message.
+            fn custom(msg: &str) -> Self;
+        }
+    };
+}
+
+define_set! { unicode, String, }
+define_set! { bytes, u8, }
+declare_error_trait!(Error: Sized + std::error::Error);
+"""
+
+
+def test_the_items_a_crates_own_macro_template_declares_are_chunked_with_the_files_lines():
+    chunks = chunk_code("src/re_set.rs", TEMPLATES)
+    assert_honest(TEMPLATES, chunks)
+    # The repetition on a line of its own is read as the attribute it repeats, so the doc
+    # comment runs on past it; the one inside the trait's signature is read as no copy.
+    assert spans(chunks) == [
+        ("RegexSet", 4, 10),
+        ("RegexSet.new", 13, 14),
+        ("Error", 33, 34),
+        ("Error.custom", 35, 36),
+    ]
+    by_symbol = {c.symbol: c for c in chunks}
+    assert by_symbol["RegexSet"].text == lines_of(TEMPLATES, 4, 10)
+    assert "$(#[$example])*" in by_symbol["RegexSet"].text  # stored as written, never blanked
+    assert by_symbol["RegexSet"].heading_path == ("RegexSet",)
+
+
+def test_an_exported_macros_template_is_its_callers_code_and_not_read():
+    source = b"""/// Declares a widget type.
+#[macro_export]
+macro_rules! widget {
+    () => {
+        /// A widget in the caller's crate.
+        pub struct Widget;
+    };
+}
+"""
+    assert spans(chunk_code("src/lib.rs", source)) == [("widget", 1, 3)]
+
+
+def test_a_template_that_does_not_read_as_items_costs_only_the_items_it_touches():
+    source = b"""macro_rules! mixed {
+    ($x:expr) => {
+        /// Kept: nothing unreadable touches it.
+        pub fn kept() {}
+
+        $x + + ;
+
+        /// Also kept.
+        pub const LIMIT: u32 = 3;
+    };
+    ($($x:expr),+) => { $($x)+* };
+}
+"""
+    chunks = chunk_code("src/mixed.rs", source)
+    assert_honest(source, chunks)
+    assert [c.symbol for c in chunks] == ["kept", "LIMIT"]
+
+
 def test_a_macro_body_that_is_not_items_is_left_alone():
     source = b"bitflags! {\n    pub struct Flags: u32 {\n        const A = 1;\n    }\n}\n"
     assert chunk_code("src/flags.rs", source) == []

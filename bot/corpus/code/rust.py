@@ -17,6 +17,8 @@ Rules, the Go ones carried over to Rust's conventions:
 - the ``pub`` items of an ``extern "C" { ... }`` block, a foreign function's signature or a
   foreign ``static``, are chunks as those written in Rust are, Rust 2024's ``unsafe extern``
   blocks with their ``safe fn`` and ``unsafe static`` items included (``rust_newer``);
+- so are the items inside a macro call's braces, and those a ``macro_rules!`` template of the
+  crate's own writes out (once per template, not per call), unless the caller names them;
 - modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``, any
   ``cfg`` that cannot hold without ``test``: ``bot.corpus.code.rust_cfg``; a module or file
   saying so at its top, ``#![cfg(test)]``, too) and files whose header says they were
@@ -37,10 +39,32 @@ from bot.corpus.chunk import Chunk
 from bot.corpus.code.rust_cfg import only_for_tests
 from bot.corpus.code.rust_newer import extern_item_qualifiers
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
-from bot.corpus.code.syntax import doc_start, parse, parse_between, readable, text_of
+from bot.corpus.code.syntax import (
+    doc_start,
+    error_lines,
+    parse,
+    parse_between,
+    readable,
+    text_of,
+)
 
 _COMMENTS = ("line_comment", "block_comment")
 _WHOLE_ITEMS = ("struct_item", "enum_item", "union_item", "type_item")
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    """A ``macro_rules!`` template being read as items (see ``_templates``)."""
+
+    lines: SourceLines  # the file with the template's macro syntax blanked, read in its place
+    metavariables: frozenset[int]  # where each ``$name`` starts
+    broken: tuple[tuple[int, int], ...]  # lines the parse could not read: their items are left out
+
+    def readable(self, symbol: Symbol) -> bool:
+        """Whether none of the symbol's lines is one the parse could not read."""
+        return not any(
+            first <= symbol.last_line and symbol.first_line <= last for first, last in self.broken
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +78,28 @@ class _Scope:
     in_trait: bool = False
     # Items in braces that are no module (a macro call's, an extern block's): no module docs.
     items_only: bool = False
+    template: _Template | None = None
+
+    def nested(
+        self,
+        items: Sequence[Node],
+        title: str = "",
+        path: tuple[str, ...] | None = None,
+        owner: str = "",
+        *,
+        in_trait: bool = False,
+        items_only: bool = False,
+    ) -> _Scope:
+        """A scope inside this one, inside the same template if this one is in one."""
+        return _Scope(
+            items,
+            title or self.title,
+            self.path if path is None else path,
+            owner,
+            in_trait,
+            items_only,
+            self.template,
+        )
 
 
 def chunk_rust(path: str, data: bytes) -> list[Chunk]:
@@ -178,9 +224,18 @@ def _module_docs(items: Sequence[Node]) -> list[Node]:
 
 
 def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
-    """Every kept symbol, walking nested modules, traits and impls without recursion."""
+    """Every kept symbol, walking nested modules, traits and impls without recursion.
+
+    The crate's own macro templates are read once the file's other items are: all of them
+    are blanked in one copy of the file (``_templates``).
+    """
     pending = [file_scope]
-    while pending:
+    macros: list[tuple[_Scope, Node]] = []
+    while pending or macros:
+        if not pending:
+            pending.extend(_templates(macros, lines))
+            macros = []
+            continue
         scope = pending.pop()
         # ``#![doc(hidden)]`` hides the module it opens, everything in it included, and a
         # test-only ``#![cfg(...)]`` compiles none of it into the library.
@@ -195,12 +250,22 @@ def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
             first = lines.line_of(docs[0].start_byte)
             last = lines.last_line_of(docs[-1].start_byte, docs[-1].end_byte)
             yield Symbol(title, title, scope.path or (title,), first, last)
+        template = scope.template
         for index, item in enumerate(scope.items):
-            yield from _item(scope, index, item, lines, pending)
+            if template is None:
+                yield from _item(scope, index, item, lines, pending, macros)
+            else:
+                symbols = _item(scope, index, item, template.lines, pending, macros)
+                yield from filter(template.readable, symbols)
 
 
 def _item(
-    scope: _Scope, index: int, item: Node, lines: SourceLines, pending: list[_Scope]
+    scope: _Scope,
+    index: int,
+    item: Node,
+    lines: SourceLines,
+    pending: list[_Scope],
+    macros: list[tuple[_Scope, Node]],
 ) -> Iterator[Symbol]:
     kind = item.type
     if kind in _COMMENTS or kind == "attribute_item":
@@ -211,6 +276,13 @@ def _item(
     # a macro's helpers), and with it a hidden module's, trait's or impl's items.
     attributes = attributes_above(scope.items, index)
     if any(hides_from_docs(a) for a in attributes):
+        return
+    if scope.template and _named_by_metavariable(item, scope.template):
+        # Its name is whatever the macro's caller passes: nothing to search it by. A module
+        # so named still holds items with names of their own (regex's ``pub mod $name``).
+        body = item.child_by_field_name("body") if kind == "mod_item" else None
+        if body is not None:
+            pending.append(scope.nested(body.children, items_only=True))
         return
     if kind in ("function_item", "function_signature_item"):
         if scope.in_trait or _public(item):
@@ -228,12 +300,12 @@ def _item(
         body = item.child_by_field_name("body")
         name = text_of(item.child_by_field_name("name"))
         if body is not None:
-            pending.append(_Scope(body.children, scope.title, scope.path, name, in_trait=True))
+            pending.append(scope.nested(body.children, owner=name, in_trait=True))
     elif kind == "impl_item" and item.child_by_field_name("trait") is None:
         body = item.child_by_field_name("body")
         owner = _type_name(item.child_by_field_name("type"))
         if body is not None and owner:
-            pending.append(_Scope(body.children, scope.title, scope.path, owner))
+            pending.append(scope.nested(body.children, owner=owner))
     elif kind == "mod_item" and not scope.owner:
         if any(compiled_only_for_tests(a) for a in attributes):
             return
@@ -246,18 +318,21 @@ def _item(
             yield _symbol(scope, index, item, lines, _signature_end(item, lines), module)
         body = item.child_by_field_name("body")
         if body is not None:
-            pending.append(_Scope(body.children, module, (*scope.path, module)))
+            pending.append(scope.nested(body.children, module, (*scope.path, module)))
     elif kind == "foreign_mod_item":
         # ``extern "C" { pub fn strlen(...); }``: a binding's ``pub`` items are the crate's API.
         body = item.child_by_field_name("body")
         if body is not None:
-            pending.append(_Scope(body.children, scope.title, scope.path, items_only=True))
-    elif kind == "macro_definition" and any(attribute_named(a, "macro_export") for a in attributes):
-        yield _symbol(scope, index, item, lines, lines.line_of(item.start_byte))
+            pending.append(scope.nested(body.children, items_only=True))
+    elif kind == "macro_definition":
+        if any(attribute_named(a, "macro_export") for a in attributes):
+            yield _symbol(scope, index, item, lines, lines.line_of(item.start_byte))
+        elif scope.template is None:
+            macros.append((scope, item))
     elif kind == "macro_invocation" and not scope.owner:
         inside = _macro_items(item, lines)
         if inside:
-            pending.append(_Scope(inside, scope.title, scope.path, items_only=True))
+            pending.append(scope.nested(inside, items_only=True))
 
 
 def _macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
@@ -275,6 +350,89 @@ def _macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
     opening, closing = tree.children[0], tree.children[-1]
     root = parse_between("rust", lines, opening, closing, extern_item_qualifiers).root_node
     return () if root.has_error else root.children
+
+
+def _templates(macros: Sequence[tuple[_Scope, Node]], lines: SourceLines) -> Iterator[_Scope]:
+    """The items a crate's own ``macro_rules!`` write out: a scope per rule of each macro.
+
+    regex 1.7 declares ``RegexSet`` and its methods once, in a macro it calls for ``&str``
+    and for ``&[u8]``; the grammar sees a token tree there. Each rule's template is parsed
+    again as items, from one copy of the file in which every template's macro syntax is
+    blanked (``_without_macro_syntax``), so the offsets and lines stay the file's and the
+    chunks' text is the file's own. An exported macro writes into its callers' crates, so
+    its template is not this crate's API and is never among ``macros``.
+    """
+    rules = [
+        (scope, template)
+        for scope, macro in macros
+        for rule in macro.children
+        if rule.type == "macro_rule"
+        and (template := rule.child_by_field_name("right")) is not None
+        and template.child_count >= 3
+        and template.children[0].type == "{"
+    ]
+    if not rules:
+        return
+    copy = bytearray(lines.data)
+    metavariables: set[int] = set()
+    for _, template in rules:
+        metavariables |= _without_macro_syntax(copy, lines.data, template)
+    blanked = SourceLines(bytes(copy))
+    names = frozenset(metavariables)
+    for scope, template in rules:
+        opening, closing = template.children[0], template.children[-1]
+        root = parse_between("rust", blanked, opening, closing, extern_item_qualifiers).root_node
+        broken = tuple(error_lines(root, blanked)) if root.has_error else ()
+        read = _Template(blanked, names, broken)
+        yield _Scope(root.children, scope.title, scope.path, items_only=True, template=read)
+
+
+def _without_macro_syntax(copy: bytearray, data: bytes, template: Node) -> set[int]:
+    """Blank a template's macro syntax in ``copy`` (of ``data``); return where its ``$``s stand.
+
+    ``$name`` becomes ``_name``, an identifier. A repetition, ``$(...)`` with an optional
+    separator and ``*``, ``+`` or ``?``, is read as one copy of what it repeats when it has
+    lines of its own (``$(#[$doc])*`` between a doc comment's lines: an attribute), and as
+    no copy when it shares a line with other code (``Sized $(+ $bound)*``, a list whose
+    empty form is still a signature).
+    """
+    metavariables = set()
+    pending = [template]
+    while pending:
+        node = pending.pop()
+        for child in node.children:
+            if child.type == "metavariable":
+                copy[child.start_byte] = ord("_")
+                metavariables.add(child.start_byte)
+            elif child.type == "token_repetition" and _on_lines_of_its_own(data, child):
+                closes = [i for i, mark in enumerate(child.children) if mark.type == ")"]
+                marks = child.children[:2] + child.children[closes[-1] if closes else 2 :]
+                for mark in marks:
+                    _blank(copy, mark.start_byte, mark.end_byte)
+                pending.append(child)
+            elif child.type == "token_repetition":
+                _blank(copy, child.start_byte, child.end_byte)
+            elif child.child_count:
+                pending.append(child)
+    return metavariables
+
+
+def _on_lines_of_its_own(data: bytes, node: Node) -> bool:
+    before = data[data.rfind(b"\n", 0, node.start_byte) + 1 : node.start_byte]
+    line_end = data.find(b"\n", node.end_byte)
+    after = data[node.end_byte : len(data) if line_end < 0 else line_end]
+    return not before.strip() and not after.strip()
+
+
+def _blank(copy: bytearray, start: int, end: int) -> None:
+    """Spaces in place of ``copy[start:end]``, its line breaks kept so lines stay where they are."""
+    copy[start:end] = bytes(b if b in b"\r\n" else 0x20 for b in copy[start:end])
+
+
+def _named_by_metavariable(item: Node, template: _Template) -> bool:
+    """Whether a template's item (or the type an ``impl`` is for) is named ``$something``."""
+    name = item.child_by_field_name("name") or item.child_by_field_name("type")
+    return name is not None and name.start_byte in template.metavariables
 
 
 def _symbol(

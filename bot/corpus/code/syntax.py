@@ -88,7 +88,7 @@ def readable(symbols: Iterable[Symbol], root: Node, lines: SourceLines, what: st
     symbols = list(symbols)
     if not root.has_error:
         return symbols
-    broken = _error_lines(root, lines)
+    broken = error_lines(root, lines)
     kept = [
         s
         for s in symbols
@@ -100,7 +100,7 @@ def readable(symbols: Iterable[Symbol], root: Node, lines: SourceLines, what: st
     raise Unchunkable(f"{what} syntax error near line {broken[0][0]}")
 
 
-def _error_lines(root: Node, lines: SourceLines) -> list[tuple[int, int]]:
+def error_lines(root: Node, lines: SourceLines) -> list[tuple[int, int]]:
     """The line ranges of every ERROR or MISSING node, in file order."""
     found = [
         (lines.line_of(node.start_byte), lines.last_line_of(node.start_byte, node.end_byte))
