@@ -8,6 +8,7 @@ default corpus running from an unpacked copy rather than a clone.
 
 from __future__ import annotations
 
+import configparser
 import hashlib
 import os
 import re
@@ -56,15 +57,39 @@ def head_branch_is_unborn(repo_path: Path) -> bool:
     Only refs are read, never objects: a HEAD whose commit is missing from the object
     store is a damaged repository, not an empty one. A path git cannot open is not called
     empty either; reading it says what is wrong.
+
+    Raises:
+        SourceError: it is a repository, but one git cannot read.
     """
-    try:
-        repo = git.Repo(repo_path)
-    except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+    repo = _open(repo_path)
+    if repo is None:
         return False
     try:
         return _ref_sha(repo, "HEAD") is None
     finally:
         repo.close()
+
+
+def _open(repo_path: Path) -> git.Repo | None:
+    """The repository at ``repo_path``, or ``None`` where there is none.
+
+    Raises:
+        SourceError: there is one, but git cannot read it (its configuration is not a git
+            configuration, say): what it said, and what to do.
+    """
+    try:
+        return git.Repo(repo_path)
+    except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+        return None
+    except (OSError, configparser.Error) as exc:
+        # A configuration error's text runs over lines, the file's content among them: its
+        # first line says what is wrong, and git itself names the file.
+        said = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
+        first = said.partition("\n")[0].rstrip(".")
+        raise SourceError(
+            f"{repo_path} cannot be read by git ({first}): run 'git status' in it to see what "
+            "is wrong, and repair it"
+        ) from None
 
 
 def _ref_sha(repo: git.Repo, ref: str) -> str | None:
@@ -81,10 +106,10 @@ class GitSnapshot:
     """The tree of one commit of a local git repository."""
 
     def __init__(self, repo_path: Path, ref: str = "HEAD") -> None:
-        try:
-            self._repo = git.Repo(repo_path)
-        except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
-            raise SourceError(f"{repo_path} is not a git repository") from None
+        repo = _open(repo_path)
+        if repo is None:
+            raise SourceError(f"{repo_path} is not a git repository")
+        self._repo = repo
         try:
             self.commit = self._repo.commit(ref).hexsha
         except (ValueError, git.exc.BadName, git.exc.GitCommandError):

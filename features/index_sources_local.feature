@@ -130,6 +130,26 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "what do gadgets do when they are ready" --retrieval-only --json`
     Then a passage comes from "gadgets"
 
+  Scenario: A repository git cannot open is unresolved on its own, saying what to do, and keeps its index
+    Given a bare mirror "gadgets.git" in the estate of a repository holding "README.md":
+      """
+      # Gadgets
+
+      The gadget library.
+      """
+    And the index has been built
+    And the git configuration of "gadgets.git" is not one git can read
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    And the output says "cannot be read by git (File contains no section headers)"
+    And the output says "run 'git status' in it to see what is wrong, and repair it, or add 'gadgets' to sources.exclude"
+    And the error does not say "Traceback"
+    When I run `python -m bot.cli index sources --json`
+    Then source "gadgets" is "unresolved" by clause "missing"
+    And source "widgets" is "admitted" by clause "local"
+    When I run `python -m bot.cli ask "the gadget library" --retrieval-only --json`
+    Then a passage comes from "gadgets"
+
   Scenario: A repository removed after the build admitted it fails alone and keeps its index
     Given a git repository "gadgets" holding "README.md":
       """

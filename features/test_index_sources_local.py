@@ -180,6 +180,11 @@ def bare_mirror(world: World, name: str, path: str, docstring: str) -> None:
     git(world.root, "clone", "-q", "--mirror", str(upstream), str(world.estate / name))
 
 
+@given(parsers.parse('the git configuration of "{name}" is not one git can read'))
+def git_configuration_damaged(world: World, name: str) -> None:
+    (world.estate / name / "config").write_text("not a git configuration\n", encoding="utf-8")
+
+
 @given(parsers.parse('an empty git repository "{name}" in the estate'))
 def empty_repository(world: World, name: str) -> None:
     (world.estate / name).mkdir()

@@ -11,6 +11,7 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
+from bot.errors import SourceError
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.predicate import same_path
 from bot.snapshot import head_branch_is_unborn
@@ -78,7 +79,8 @@ def discover_local(
     configured paths is one candidate; of different repositories with one name, the one
     reached first takes the name and every later one is a duplicate listed under the name
     and its path. A repository with no commit yet is rejected as ``empty``, as a GitLab
-    project is.
+    project is; one that cannot be read to tell (unreadable since it was listed, or one git
+    cannot open) is unresolved under its own name, and the others are read as usual.
     """
     found: list[tuple[str, Path]] = []
     unusable: list[tuple[Path, str]] = []
@@ -249,7 +251,14 @@ def _unusable_name(path: Path, found: Collection[str], indexed: Mapping[str, str
 
 
 def _admitted(name: str, path: Path, others: Sequence[Path], *, embedded: bool) -> Candidate:
-    if is_repository(path) and head_branch_is_unborn(path):
+    try:
+        empty = is_repository(path) and head_branch_is_unborn(path)
+    except OSError as exc:  # listed a moment ago, unreadable now
+        problem = f"cannot be read ({_reason(path, exc)}): let the user phpbotscout runs as read it"
+        return _cannot_tell(name, path, problem)
+    except SourceError as exc:  # a repository git cannot open
+        return _cannot_tell(name, path, str(exc).removeprefix(f"{path} "))
+    if empty:
         detail = "has no commits yet; it is indexed once something is committed"
         return _local(name, path, Verdict.REJECTED, "empty", detail)
     detail = EMBEDDED_DETAIL if embedded else "listed in sources.local"
@@ -257,6 +266,19 @@ def _admitted(name: str, path: Path, others: Sequence[Path], *, embedded: bool) 
     if also:
         detail += f" (also reached as {', '.join(also)}; read once)"
     return _local(name, path, Verdict.ADMITTED, "local", detail)
+
+
+def _cannot_tell(name: str, path: Path, problem: str) -> Candidate:
+    """A listed repository that cannot be read to tell whether it is empty: unresolved.
+
+    It fails alone and under its own name, so that its last index keeps answering (a missing
+    source's name would not be its own) while the other repositories are read as usual.
+    """
+    detail = (
+        f"{problem}, or add {name!r} to sources.exclude. Until then its last index, if any, "
+        "keeps answering"
+    )
+    return _unresolved(name, path, "missing", detail)
 
 
 def _local(name: str, path: Path, verdict: Verdict, clause: str, detail: str) -> Candidate:

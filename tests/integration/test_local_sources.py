@@ -2,7 +2,7 @@
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +11,7 @@ from bot import config as config_module
 from bot import render
 from bot.engine import Engine
 from bot.forge.candidates import Verdict
+from bot.forge.local import discover_local
 from bot.outcomes import QuietProgress
 from tests.gitrepo import commit, git, make_repo
 
@@ -312,6 +313,13 @@ def _unreadable_entry(entry: Path, reason: str) -> tuple[str, str, str, str]:
 BETA = "# Beta\n\nBeta polishes gears.\n"
 
 
+async def _alpha_kept_and_beta_read_anew(engine: Engine) -> None:
+    top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
+    assert (top.repo, top.path) == ("alpha", "README.md")  # answered from its last index
+    top = (await engine.retrieve("what polishes cogs?")).results[0]
+    assert (top.repo, top.path) == ("beta", "README.md")  # read anew
+
+
 async def test_an_entry_that_cannot_be_examined_hides_none_of_its_siblings(tmp_path):
     estate = tmp_path / "estate"
     make_repo(estate / "alpha", {"README.md": README})
@@ -329,10 +337,7 @@ async def test_an_entry_that_cannot_be_examined_hides_none_of_its_siblings(tmp_p
         assert report.ok and report.removed == ()
         assert [(o.name, o.status) for o in report.outcomes] == [("beta", "indexed")]
         stored = _stored(await engine.sources())
-        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
-        assert (top.repo, top.path) == ("alpha", "README.md")  # answered from its last index
-        top = (await engine.retrieve("what polishes cogs?")).results[0]
-        assert (top.repo, top.path) == ("beta", "README.md")  # read anew
+        await _alpha_kept_and_beta_read_anew(engine)
     assert stored == {
         "alpha": _unreadable_entry(estate / "alpha", "File name too long"),
         "beta": (str(estate / "beta"), "admitted", "local", "listed in sources.local"),
@@ -466,7 +471,72 @@ async def test_a_repository_changed_after_discovery_fails_alone_and_keeps_its_in
         listed = {s["source"]: s["last_error"] for s in render.sources_json(states)}
         assert listed == {"alpha": failed.error, "beta": None}
         assert {s.name: s.documents for s in states} == {"alpha": 1, "beta": 1}
-        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
-        assert (top.repo, top.path) == ("alpha", "README.md")  # answered from its last index
-        top = (await engine.retrieve("what polishes cogs?")).results[0]
-        assert (top.repo, top.path) == ("beta", "README.md")  # read anew
+        await _alpha_kept_and_beta_read_anew(engine)
+
+
+def _cannot_tell(path: Path, problem: str) -> tuple[str, str, str, str]:
+    name = path.name.removesuffix(".git")
+    todo = f"or add {name!r} to sources.exclude. Until then its last index, if any, keeps answering"
+    return (str(path), "unresolved", "missing", f"{path} {problem}, {todo}")
+
+
+async def test_a_repository_git_cannot_open_is_unresolved_alone_and_keeps_its_index(tmp_path):
+    estate = tmp_path / "estate"
+    make_repo(tmp_path / "work" / "alpha", {"README.md": README})
+    mirror = estate / "alpha.git"
+    git(tmp_path, "clone", "-q", "--bare", str(tmp_path / "work" / "alpha"), str(mirror))
+    make_repo(estate / "beta", {"README.md": BETA})
+    async with await Engine.open(_config(tmp_path, "estate")) as engine:
+        assert (await engine.refresh()).ok
+        (mirror / "config").write_text("not a git configuration\n", encoding="utf-8")
+        commit(estate / "beta", {"README.md": "# Beta\n\nBeta polishes cogs.\n"})
+        report = await engine.refresh()
+        assert report.removed == ()
+        assert [(o.name, o.status) for o in report.outcomes] == [("beta", "indexed")]
+        stored = _stored(await engine.sources())
+        await _alpha_kept_and_beta_read_anew(engine)
+    assert stored["alpha"] == _cannot_tell(
+        mirror,
+        "cannot be read by git (File contains no section headers): run 'git status' in it to "
+        "see what is wrong, and repair it",
+    )
+
+
+class _ExclusionsThatChangeTheDisk:
+    """No exclusions; reading them changes the disk once, as discovery checks a repository's.
+
+    Discovery reads them after it has listed the repositories, just before it reads the first
+    one's refs: the moment a repository moved or unmounted then is seen to be unreadable.
+    """
+
+    def __init__(self, change: Callable[[], None]) -> None:
+        self.change: Callable[[], None] | None = change
+
+    def __iter__(self) -> Iterator[str]:
+        if self.change is not None:
+            change, self.change = self.change, None
+            change()
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __contains__(self, name: object) -> bool:
+        return False
+
+
+def test_a_repository_unreadable_once_listed_is_unresolved_alone(tmp_path):
+    estate = tmp_path / "estate"
+    alpha = estate / "alpha"
+    make_repo(alpha, {"README.md": README})
+    make_repo(estate / "beta", {"README.md": BETA})
+    exclude = _ExclusionsThatChangeTheDisk(lambda: _unreadable_now(alpha))
+    candidates = discover_local([estate], exclude)
+    assert {c.name: (str(c.path), c.verdict.value, c.clause, c.detail) for c in candidates} == {
+        "alpha": _cannot_tell(
+            alpha,
+            f"cannot be read (File name too long: {alpha / '.git'}): let the user phpbotscout "
+            "runs as read it",
+        ),
+        "beta": (str(estate / "beta"), "admitted", "local", "listed in sources.local"),
+    }

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from bot.errors import SourceError
-from bot.snapshot import DirectorySnapshot
+from bot.snapshot import DirectorySnapshot, GitSnapshot
+from tests.gitrepo import git, make_repo
 
 
 def test_a_directory_is_read_by_its_regular_files_only(tmp_path: Path):
@@ -31,3 +32,17 @@ def test_a_directory_that_is_not_there_is_an_error_not_an_empty_tree(tmp_path: P
     for root in (tmp_path / "gone", tmp_path / "file"):
         with pytest.raises(SourceError, match=f"^{root} is not a directory"):
             DirectorySnapshot(root)
+
+
+def test_a_repository_git_cannot_open_is_an_error_saying_what_to_do(tmp_path: Path):
+    # Not a crash of the whole build: a source error, which fails that source alone.
+    make_repo(tmp_path / "work", {"README.md": "# Alpha\n"})
+    repo = tmp_path / "alpha.git"
+    git(tmp_path, "clone", "-q", "--bare", str(tmp_path / "work"), str(repo))
+    (repo / "config").write_text("not a git configuration\n", encoding="utf-8")
+    said = (
+        f"^{repo} cannot be read by git \\(File contains no section headers\\): run 'git status' "
+        "in it to see what is wrong, and repair it$"
+    )
+    with pytest.raises(SourceError, match=said):
+        GitSnapshot(repo)
