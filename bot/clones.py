@@ -308,11 +308,23 @@ class Clones:
         }
 
     def remove(self, name: str) -> bool:
-        """Delete a source's clone; return whether there was one."""
+        """Delete a source's clone; return whether there was one.
+
+        Raises:
+            SourceError: it, or some of it, could not be deleted; what to do.
+        """
         path = self.path_for(name)
-        if not path.exists():
-            return False
-        shutil.rmtree(path)
+        try:
+            if not path.exists():
+                return False
+            shutil.rmtree(path)
+        except OSError as exc:  # some have no strerror ("Cannot call rmtree on a symbolic link")
+            raise SourceError(
+                f"the clone of {name} at {path} could not be deleted ({exc.strerror or exc}). "
+                "Nothing reads it any more, so the index is as it would be without it; delete "
+                "it by hand, or let the user phpbotscout runs delete it, and the next build "
+                "deletes what is left"
+            ) from None
         log.info("deleted the clone of %s", name)
         return True
 

@@ -25,7 +25,7 @@ from bot.forge.base import Forge
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.local import changed_since_discovery, discover_local, is_repository
 from bot.forge.predicate import named_by
-from bot.forge_refresh import GitLabSources
+from bot.forge_refresh import GitLabSources, delete_clones
 from bot.index import catalog, writer
 from bot.index.embedder import Embedder
 from bot.index.embeddings import embed_pending
@@ -130,13 +130,14 @@ async def refresh(
             if candidate.verdict is Verdict.REJECTED:
                 await writer.clear_documents(store, candidate.name)
         deleted: list[str] = []
+        undeleted: list[str] = []  # clones that would not go: said, and the run goes on
         if gitlab is not None:
             await gitlab.remember()
             deleted = await gitlab.settle(candidates)
         else:
             # No group any more: the clones of forge sources it used to hold go with them.
             leftover = Clones(config.clones_dir, {})
-            deleted = [n for n in removed if await asyncio.to_thread(leftover.remove, n)]
+            deleted, undeleted = await delete_clones(leftover, removed)
 
         due = await _due(config, store) if due_only else None
         outcomes = []
@@ -161,7 +162,7 @@ async def refresh(
             outcomes.append(outcome)
         if gitlab is not None:
             outcomes += await gitlab.refresh(only=only, due=due, force=force, progress=progress)
-        errors = tuple(gitlab.errors) if gitlab is not None else ()
+        errors = tuple(gitlab.errors) if gitlab is not None else tuple(undeleted)
         respelled = tuple(sorted(gitlab.respelled.items())) if gitlab is not None else ()
     if embedder is not None:
         errors += await _embed(store, embedder)

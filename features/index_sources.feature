@@ -216,6 +216,22 @@ Feature: Explaining which repositories are indexed
     Then the exit code is 0
     And below the table, the last error of "acme/handbook" says "lacks the read_repository scope"
 
+  Scenario: A clone that cannot be deleted is reported with what to do, and the build goes on
+    Given the index has been built
+    And the clone of "acme/infra" is a link to where it was moved
+    And the estate feed lists every project except "acme/infra"
+    And "acme/handbook" has a new commit
+    When I run `python -m bot.cli index build`
+    Then the exit code is 1
+    And the output says "the clone of acme/infra at"
+    And the output says "could not be deleted (Cannot call rmtree on a symbolic link)"
+    And the output says "delete it by hand, or let the user phpbotscout runs delete it"
+    And the error does not say "Traceback"
+    When I run `python -m bot.cli ask "a new page" --retrieval-only --json`
+    Then passage 1 is "News" from "docs/news.md"
+    When I run `python -m bot.cli index sources --json`
+    Then source "acme/infra" is "rejected" by clause "feed"
+
   Scenario: Index status reports what each source was indexed from
     Given the index has been built
     When I run `python -m bot.cli index status --json`

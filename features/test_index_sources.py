@@ -218,6 +218,14 @@ def clone_in_progress_kept(world: World) -> None:
     assert (world.root / "clones" / "+tmp-theirs" / ".git").is_dir()
 
 
+@given(parsers.parse('the clone of "{path}" is a link to where it was moved'))
+def clone_behind_a_link(world: World, path: str) -> None:
+    # Nothing, root included, deletes a clone through a link: shutil.rmtree refuses to.
+    clone = world.root / "clones" / quote(path, safe="")
+    clone.rename(world.root / "moved-clone")
+    clone.symlink_to(world.root / "moved-clone")
+
+
 @given("a file stands where the clones directory should be")
 def clones_blocked(world: World) -> None:
     shutil.rmtree(world.root / "clones")

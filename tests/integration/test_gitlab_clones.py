@@ -487,6 +487,69 @@ async def test_a_source_that_stops_qualifying_loses_clone_and_documents(tmp_path
     assert _clone(tmp_path, "acme/other").is_dir()
 
 
+def _moved_behind_a_link(clone: Path) -> None:
+    # Moved to another disk, say, a link left in its place: shutil.rmtree refuses to delete
+    # through a link, even for root, which deletes through any permission.
+    clone.rename(clone.parent.parent / "moved-clone")
+    clone.symlink_to(clone.parent.parent / "moved-clone")
+
+
+def _undeletable(clone: Path) -> str:
+    return (
+        f"the clone of acme/widgets at {clone} could not be deleted (Cannot call rmtree on a "
+        "symbolic link). Nothing reads it any more, so the index is as it would be without it; "
+        "delete it by hand, or let the user phpbotscout runs delete it, and the next build "
+        "deletes what is left"
+    )
+
+
+async def test_a_clone_that_cannot_be_deleted_is_reported_and_the_run_goes_on(tmp_path, fake):
+    _one(fake)
+    upstream(fake, "acme/gadgets", {"README.md": "# Gadgets\n\nGizmos.\n"})
+    fake.feed = ["acme/widgets", "acme/gadgets"]
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        clone = _clone(tmp_path, "acme/widgets")
+        _moved_behind_a_link(clone)
+        fake.project("acme/widgets").visibility = "private"
+        push(fake, "acme/gadgets", {"README.md": "# Gadgets\n\nWhirligigs.\n"})
+        report = await engine.refresh()
+        assert report.errors == (_undeletable(clone),) and not report.ok
+        assert report.clones_deleted == ()
+        assert [(o.name, o.status) for o in report.outcomes] == [("acme/gadgets", "indexed")]
+        states = {s.name: s for s in await engine.sources()}
+        widgets = states["acme/widgets"]
+        assert (widgets.verdict, widgets.clause, widgets.documents) == ("rejected", "visibility", 0)
+        assert (await engine.retrieve("whirligigs")).results
+        assert not (await engine.retrieve("frobnication depth")).results
+        clone.unlink()  # deleted by hand, as the error says
+        report = await engine.refresh()
+        assert report.ok, report.errors
+
+
+async def test_without_a_group_a_clone_that_cannot_be_deleted_is_reported(tmp_path, fake):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+    clone = _clone(tmp_path, "acme/widgets")
+    _moved_behind_a_link(clone)
+    make_repo(tmp_path / "handbook", {"README.md": "# Handbook\n\nFrobnication is an art.\n"})
+    local_only = config_module.from_mapping(
+        {
+            "index": {"path": str(tmp_path / "index.sqlite"), "clones": str(tmp_path / "clones")},
+            "sources": {"local": [str(tmp_path / "handbook")]},
+        },
+        env={},
+        base=tmp_path,
+    )
+    async with await Engine.open(local_only) as engine:
+        report = await engine.refresh()
+        assert report.errors == (_undeletable(clone),)
+        assert (report.removed, report.clones_deleted) == (("acme/widgets",), ())
+        assert [(o.name, o.status) for o in report.outcomes] == [("handbook", "indexed")]
+        assert [s.name for s in await engine.sources()] == ["handbook"]
+
+
 async def test_a_project_deleted_mid_listing_keeps_the_others(tmp_path, fake):
     for name in ("acme/a", "acme/b", "acme/c"):
         upstream(fake, name, {"README.md": f"# {name}\n\nSprockets.\n"})
