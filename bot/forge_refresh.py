@@ -67,6 +67,7 @@ FETCH_CONCURRENCY = 2  # repositories fetched at once (indexing is always one at
 # Seconds a stopping run gives git to go after SIGTERM before it kills what is left.
 GIT_STOP_GRACE = 2.0
 T = TypeVar("T")
+_KEPT = "nothing of it was read this run and its last index keeps answering"
 
 
 @dataclass(frozen=True, slots=True)
@@ -522,19 +523,26 @@ def _check_clone(name: str, path: Path) -> None:
     Raises:
         SourceError: the clone is gone, replaced, or cannot be read; what to do.
     """
-    kept = "nothing of it was read this run and its last index keeps answering"
     try:
         if is_repository(path):
             return
     except OSError as exc:
-        raise SourceError(
-            f"the clone of {name} at {path} cannot be read any more ({exc.strerror}), so {kept}. "
-            "Let the user phpbotscout runs as read it, or remove it and the next build clones "
-            "it again"
-        ) from None
+        raise unreadable_clone(name, path, exc) from None
     raise SourceError(
         f"the clone of {name} at {path} went away after it was fetched (removed or replaced "
-        f"while the build ran), so {kept}; the next build clones it again"
+        f"while the build ran), so {_KEPT}; the next build clones it again"
+    )
+
+
+def unreadable_clone(name: str, path: Path, exc: OSError) -> SourceError:
+    """The error of a clone the system will not let the build read, in the system's words.
+
+    Some errors carry a message and no error number, so no ``strerror``: the message is said.
+    """
+    return SourceError(
+        f"the clone of {name} at {path} cannot be read any more ({exc.strerror or exc}), so "
+        f"{_KEPT}. Let the user phpbotscout runs as read it, or remove it and the next build "
+        "clones it again"
     )
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import json
+import os
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +16,11 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from bot import config as config_module
+from bot import render
 from bot.cli import main
+from bot.engine import Engine
+from bot.outcomes import QuietProgress
 from tests.gitrepo import commit, git, make_repo
 from tests.pipes import run_cli, run_with_reader_gone
 
@@ -100,6 +107,34 @@ def configuration_excludes(world: World, name: str) -> None:
 def index_built(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["index", "build"]) == 0
     capsys.readouterr()
+
+
+class _ChangedAsItStarts(QuietProgress):
+    """Runs ``change`` as the refresh of source ``name`` starts: once discovery has admitted it
+    (and a GitLab source's fetch has brought its clone up to date), before anything is read."""
+
+    def __init__(self, name: str, change: Callable[[], None]) -> None:
+        self.name, self.change = name, change
+
+    def source_started(self, name: str) -> None:
+        if name == self.name:
+            self.change()
+
+
+def build_changing(world: World, name: str, change: Callable[[], None]) -> None:
+    """Build as ``index build --json`` does, running ``change`` as the refresh of ``name`` starts.
+
+    The build's output, from the engine the CLI runs: only through it can a repository or a
+    clone change at that moment.
+    """
+
+    async def build() -> str:
+        config = config_module.load(None, os.environ, world.root)
+        async with await Engine.open(config) as engine:
+            report = await engine.refresh(progress=_ChangedAsItStarts(name, change))
+        return render.json_text(render.refresh_json(report))
+
+    world.stdout = asyncio.run(build())
 
 
 def cli_arguments(command: str) -> list[str]:

@@ -232,6 +232,17 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/infra" is "rejected" by clause "feed"
 
+  Scenario: A clone the build cannot read once fetched fails alone, in the system's words, and keeps its index
+    Given the index has been built
+    And "acme/handbook" has a new commit
+    When the index is built, and the clone of "acme/handbook" becomes unreadable once it is fetched
+    Then source "acme/handbook" was "failed"
+    And source "acme/infra" was "unchanged"
+    When I run `python -m bot.cli index sources --json`
+    Then the last error of "acme/handbook" says "cannot be read any more (File name too long), so nothing of it was read this run"
+    When I run `python -m bot.cli ask "the handbook manual" --retrieval-only --json`
+    Then passage 1 is "handbook" from "docs/index.md"
+
   Scenario: Index status reports what each source was indexed from
     Given the index has been built
     When I run `python -m bot.cli index status --json`

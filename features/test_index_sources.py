@@ -17,7 +17,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.cli import main
 from bot.forge.gitlab import FEED_LIMIT
-from features.conftest import World, cli_arguments
+from features.conftest import World, build_changing, cli_arguments
 from tests.fakes.estate import (
     another_process_holding,
     push,
@@ -224,6 +224,23 @@ def clone_behind_a_link(world: World, path: str) -> None:
     clone = world.root / "clones" / quote(path, safe="")
     clone.rename(world.root / "moved-clone")
     clone.symlink_to(world.root / "moved-clone")
+
+
+@when(
+    parsers.parse(
+        'the index is built, and the clone of "{path}" becomes unreadable once it is fetched'
+    )
+)
+def built_while_clone_unreadable(world: World, path: str) -> None:
+    clone = world.root / "clones" / quote(path, safe="")
+
+    def unreadable() -> None:
+        # A name past NAME_MAX fails to look up as a directory the user may not read does,
+        # even for root, which reads through any permission.
+        shutil.rmtree(clone)
+        clone.symlink_to(clone.parent / ("x" * 300))
+
+    build_changing(world, path, unreadable)
 
 
 @given("a file stands where the clones directory should be")

@@ -1,14 +1,8 @@
-import asyncio
 import shutil
-from pathlib import Path
 
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from bot import config as config_module
-from bot import render
-from bot.engine import Engine
-from bot.outcomes import QuietProgress
-from features.conftest import World
+from features.conftest import World, build_changing
 from tests.gitrepo import commit, git, make_repo
 
 scenarios("index_sources_local.feature")
@@ -68,28 +62,9 @@ def repository_deleted(world: World, name: str) -> None:
     shutil.rmtree(world.estate / name)
 
 
-class _RemovedOnceAdmitted(QuietProgress):
-    """Removes a repository as its refresh starts: discovery has admitted it by then."""
-
-    def __init__(self, name: str, path: Path) -> None:
-        self.name, self.path = name, path
-
-    def source_started(self, name: str) -> None:
-        if name == self.name:
-            shutil.rmtree(self.path)
-
-
 @when(parsers.parse('the index is built, and "{name}" is removed once the build has admitted it'))
 def built_while_removed(world: World, name: str) -> None:
-    # The build's --json output, from the engine the CLI runs: only through it can the
-    # repository go at that moment.
-    async def build() -> str:
-        config = config_module.load(None, {}, world.root)
-        async with await Engine.open(config) as engine:
-            report = await engine.refresh(progress=_RemovedOnceAdmitted(name, world.estate / name))
-        return render.json_text(render.refresh_json(report))
-
-    world.stdout = asyncio.run(build())
+    build_changing(world, name, lambda: shutil.rmtree(world.estate / name))
 
 
 @given("the estate directory is moved away")
