@@ -29,7 +29,7 @@ from bot.answer.composer import Answer, Passage, Usage, unfinished, unreadable
 from bot.answer.prompt import INSTRUCTIONS, TOOL, TOOL_NAME, read_reply, user_message
 from bot.config import Secret
 from bot.errors import ProviderError
-from bot.forge.origin import redact_urls
+from bot.forge.origin import REDIRECTS, redact_urls
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,6 @@ log = logging.getLogger(__name__)
 MAX_TOKENS = 2048
 MAX_RETRIES = 2  # three attempts in all; the SDK retries 408, 409, 429 and 5xx
 PROVIDER = "anthropic"
-_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 # The HTTP statuses one answer's attempts got, in order. The client's response hook runs in the
 # task that asked, so each answer sees its own; a list, so that a copy of the context still
@@ -118,7 +117,7 @@ class AnthropicComposer:
         except anthropic.APITimeoutError:
             raise self._timed_out(statuses) from None
         except anthropic.APIStatusError as exc:
-            if exc.status_code in _REDIRECTS:
+            if exc.status_code in REDIRECTS:
                 raise _redirected(self._api, exc.response) from None
             raise _status_error(exc, self._model) from None
         except anthropic.APIConnectionError:

@@ -37,7 +37,7 @@ from bot.forge.base import (
     SiteCheck,
     Unknown,
 )
-from bot.forge.origin import origin, redact_urls, same_origin
+from bot.forge.origin import REDIRECTS, origin, redact_urls, same_origin
 from bot.forge.predicate import same_path
 from bot.forge.releases import GroupReleaseTally
 
@@ -49,7 +49,6 @@ MAX_PAGES = 10_000  # 1,000,000 projects: a listing that never ends is a broken 
 # The estate feed lists paths, some 50 bytes each: 16 MiB is some 300,000 projects. More is a
 # broken or hostile server, which would otherwise be read into memory to its end.
 FEED_LIMIT = 16 * 1024 * 1024
-_REDIRECTS = (301, 302, 303, 307, 308)
 _RELEASE_PATH = re.compile(r"/projects/[^/]+/releases/(?P<tag>[^/?#]+)/?$")
 
 
@@ -177,7 +176,7 @@ class GitLabForge:
                     f"GitLab has no group {group!r} visible to this token ({answer.describe()}). "
                     "Check gitlab.group, and GITLAB_TOKEN if the group is not public."
                 )
-            if answer.status in _REDIRECTS or (answer.status == 200 and _web_page(answer)):
+            if answer.status in REDIRECTS or (answer.status == 200 and _web_page(answer)):
                 raise ForgeError(_not_the_api(group, answer))
             if answer.status != 200:
                 raise ForgeError(
@@ -339,7 +338,7 @@ class GitLabForge:
         path = f"/projects/{project.id}/releases/permalink/latest"
         try:
             answer = await self._get(path)
-            if answer.status in _REDIRECTS:
+            if answer.status in REDIRECTS:
                 location = urljoin(answer.url, answer.headers.get("Location", ""))
                 # The redirect names the tag (notes: .../releases/<url-encoded tag>), which is
                 # all we need: the commit comes from the repository's own refs.
@@ -506,7 +505,7 @@ def _not_the_api(group: str, answer: _Answer) -> str:
     Both mean ``gitlab.url.api`` is not the API's root as it is reached (its web address, or
     http where GitLab sends everyone to https), or that a sign-in page answers in its place.
     """
-    if answer.status in _REDIRECTS:
+    if answer.status in REDIRECTS:
         target = urljoin(answer.url, answer.headers.get("Location", ""))
         what = f"redirects to {redact_urls(target)}, where no request of ours follows"
     else:

@@ -15,6 +15,9 @@ import re
 from urllib.parse import urlsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ssh": 22}
+# The HTTP statuses that send a request on to another address. Neither a forge token nor a
+# question and its passages is ever sent on with them.
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
 # A URL inside any text: scheme, optional user information (up to the last "@" before the
 # path), the rest of the address and path, and an optional query. The query stops short of
 # punctuation that ends the sentence around it, so "...?***." keeps its full stop.
