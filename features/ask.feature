@@ -152,6 +152,32 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 1 passages
 
+  Scenario Outline: <form> is prose, not a passage the answer points to
+    Given the model answers "Set `frobnication.depth` to seven, then run `widgetctl install` <words>." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the question is declined as "ungrounded"
+    And the decline reason says "`widgetctl install`"
+
+    Examples:
+      | form                             | words                         |
+      | A step's number in parentheses   | as in step (1), then step (2) |
+      | A unit's exponent                | once per cm¹ and cm²          |
+
+  Scenario: A passage named in words is listed with its citations
+    Given the model answers "Run `widgetctl install` as passage 1 says, then set `frobnication.depth` to seven as passage 2 says." citing passage 2
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
+  Scenario: A passage named in words must be one of the passages supplied
+    Given the model answers "Set `frobnication.depth` to seven, as passage 99 says." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the question is declined as "ungrounded"
+    And the decline reason says "cited passage 99, but only passages 1–"
+
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

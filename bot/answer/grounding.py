@@ -1,8 +1,8 @@
 """Checking a drafted answer against the passages it was drafted from (pure).
 
 A draft is shown only if it cites at least one passage, every passage number it uses (in its
-citations or as a marker in its text: ``[n]`` or ``[n-m]``, and the footnote, superscript and
-parenthesised forms a reader takes for the same) names a passage that was supplied,
+citations or as a marker in its text: ``[n]`` or ``[n-m]``, and the other forms a reader takes
+for the same, ``bot.answer.markers``) names a passage that was supplied,
 every identifier it writes as code occurs in a passage it cites, and every link it gives comes
 from a passage it cites. The identifier rule catches the commonest invention: a plausible option,
 flag or function that the documentation never mentions; the link rule keeps an answer from
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from markdown_it import MarkdownIt
 
 from bot.answer.composer import Answer, Passage
+from bot.answer.markers import passage_numbers
 from bot.answer.outcome import NOTHING_MATCHED_REASON, Decline, Outcome, citations_for
 
 if TYPE_CHECKING:
@@ -49,39 +50,6 @@ _LINK = re.compile(
 )
 _LINK_TRAIL = ".,;:!?'\")]*_"
 LINK_REMOVED = "(a link no passage gives was removed)"
-# A passage marker in prose: [2], [1, 3], or a range, [1-3] or [1–3], alone or in a list. A
-# reader takes three other forms for the same thing, so they are read too, lest an answer be
-# shown pointing at a passage nobody checked: a footnote, seven[^2]; a superscript, seven²
-# (not an exponent, 10⁶ or n²); and a number in parentheses where it closes a clause, seven (2).
-# One followed by more words, "(1) install it, (2) tune it", is an enumeration, not a marker;
-# and the last two only count as markers when they name passages supplied (_marker_numbers).
-_MARKED = r"\d{1,6}(?:\s*[-\u2010-\u2015\u2212]\s*\d{1,6})?"
-_LISTED = rf"{_MARKED}(?:\s*,\s*{_MARKED})*"
-_SUPER_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰ to ⁹
-_SUPERSCRIPTS = str.maketrans(f"{_SUPER_DIGITS}\u207b\u02d2", "0123456789-,")  # ⁻ and ˒ too
-# Up to six digits, as in [n]: a longer run is no passage's number (nor one to convert).
-_SUPER = f"[{_SUPER_DIGITS}]{{1,6}}(?![{_SUPER_DIGITS}])"
-_MARKER = re.compile(
-    # [2] or [1-3, 5], though not after a word (items[6] indexes); a footnote, seven[^2], may be.
-    rf"(?:(?<!\w)\[|\[\^)(?P<bracket>{_LISTED})\]"
-    # ² or ¹˒³ or ²⁻³, whole: not inside a longer run, nor an exponent after a digit (10⁶) or a
-    # one-letter word (n²).
-    rf"|(?<![\d{_SUPER_DIGITS}])(?<!\b[^\W\d_])"
-    rf"(?P<superscript>{_SUPER}(?:\s*[,\u02d2\u207b-]\s*{_SUPER})*)"
-    # (2) or (1) (3), not after a word (f(2) is a call) or a link's text ([see](2)). It counts
-    # only when nothing but punctuation, or the line's end, follows (``closes``); the empty
-    # alternative matches a run that closes nothing too, an enumeration, so that the search
-    # goes on after it rather than trying it again from each of its numbers: that would read
-    # a long run once for every number in it.
-    rf"|(?<![\w\]])(?P<parenthesised>\({_LISTED}\)(?:[ \t]*\({_LISTED}\))*)"
-    rf"(?=[ \t]*(?P<closes>[.,;:!?)\]\[{_SUPER_DIGITS}]|$)|)",
-    re.M,
-)
-_PARENTHESES = str.maketrans("()", ",,")
-_NUMBER = re.compile(r"\d+")
-# A range wider than this stands for its two ends only: what lies between is listed no further,
-# and a model's reply cannot make the checks count through millions of numbers.
-_RANGE_LIMIT = 1000
 
 
 @lru_cache(maxsize=1)
@@ -96,6 +64,7 @@ class _Code:
     spans: list[str]
     blocks: list[str]
     prose: str
+    steps: list[int]  # the numbers of its numbered lists' items
 
 
 def _squash(text: str) -> str:
@@ -113,8 +82,11 @@ def _closed(lines: Sequence[str], end: int, markup: str) -> bool:
 def _read_code(markdown: str) -> _Code:
     lines = markdown.split("\n")
     blocks: list[str] = []
+    steps: list[int] = []
     drawn = [False] * len(lines)  # lines both renderers draw as a code block
     for token in _parser().parse(markdown):
+        if token.type == "list_item_open" and token.info.isdigit():  # 2. or 2) in a list
+            steps.append(int(token.info))
         if token.type not in ("fence", "code_block") or token.map is None:
             continue
         blocks.append(token.content)
@@ -124,7 +96,7 @@ def _read_code(markdown: str) -> _Code:
     rest = "\n".join(line for line, code in zip(lines, drawn, strict=True) if not code)
     spans = [_squash(m.group(2)) for m in _CODE_SPAN.finditer(rest)]
     prose = _CODE_SPAN.sub(" ", rest)
-    return _Code([s for s in spans if s], blocks, prose)
+    return _Code([s for s in spans if s], blocks, prose, steps)
 
 
 def inline_code(markdown: str) -> list[str]:
@@ -145,43 +117,14 @@ def links(markdown: str) -> list[str]:
     return list(dict.fromkeys(url.rstrip(_LINK_TRAIL) for url in found))
 
 
-def _marked(item: str) -> range | tuple[int, ...]:
-    """The passage numbers one item of a marker stands for: ``2``, or every one of ``1-3``."""
-    ends = [int(n) for n in _NUMBER.findall(item)]
-    low, high = min(ends), max(ends)
-    return range(low, high + 1) if high - low < _RANGE_LIMIT else (low, high)
-
-
-def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
-    """The passage numbers one marker stands for, or none where it is prose.
-
-    ``[n]`` and ``[^n]`` are markers whatever they say. A superscript or a number in
-    parentheses may be a value (``cm²``, "the default (30)."), so it is read as a marker only
-    when every number in it is a passage supplied (``supplied`` passages; any, when ``None``):
-    one that is not is prose, and an answer is not declined for writing a value that way.
-    """
-    if m["parenthesised"] is not None:
-        if m["closes"] is None:  # an enumeration's (1)
-            return []
-        text = m["parenthesised"].translate(_PARENTHESES)
-    else:
-        text = (m["bracket"] or m["superscript"]).translate(_SUPERSCRIPTS)
-    items = (item for item in text.split(",") if item.strip())
-    numbers = list(dict.fromkeys(n for item in items for n in _marked(item)))
-    loose = m["parenthesised"] is not None or m["superscript"] is not None
-    if loose and supplied is not None and not all(1 <= n <= supplied for n in numbers):
-        return []
-    return numbers
-
-
 def markers(markdown: str, supplied: int | None = None) -> list[int]:
     """The passage numbers the answer's prose refers to, in any marker's form, code left out.
 
-    ``supplied``: how many passages the answer was drafted from (see ``_marker_numbers``).
+    ``supplied``: how many passages the answer was drafted from; a superscript or a number in
+    parentheses counts only when it names one of them (see ``bot.answer.markers``).
     """
-    prose = _read_code(markdown).prose
-    found = (_marker_numbers(m, supplied) for m in _MARKER.finditer(prose))
-    return list(dict.fromkeys(n for numbers in found for n in numbers))
+    code = _read_code(markdown)
+    return passage_numbers(code.prose, supplied, code.steps)
 
 
 def cited_numbers(answer: Answer, supplied: int | None = None) -> tuple[int, ...]:

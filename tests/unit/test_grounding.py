@@ -277,6 +277,49 @@ def test_the_checker_never_accepts_a_citation_outside_the_set(
     verdict = judge(draft, passages)
     if verdict is None:
         assert not declined
-        assert cited_numbers(draft), "an accepted answer cites something, listed or in its text"
-        assert all(1 <= c <= n_passages for c in cited_numbers(draft))
+        # Read as the checker reads it: a superscript names a passage only among those supplied.
+        cited = cited_numbers(draft, n_passages)
+        assert cited, "an accepted answer cites something, listed or in its text"
+        assert all(1 <= c <= n_passages for c in cited)
         assert text.strip()
+
+
+def test_a_number_in_parentheses_that_names_a_step_is_prose_not_a_passage():
+    # After a word naming a step, or where the answer numbers its own steps with it.
+    for text in (
+        "Repeat step (2).",
+        "Repeat steps (1), (2) and (3).",
+        "Pick option (3); item (1) is older.",
+        "1. Open `widgets.toml`.\n2. Set the depth.\n\nIf it fails, go back to (2).",
+        "(1) install it, (2) tune it; if that fails, repeat (2).",
+    ):
+        assert markers(text, 3) == [], text
+    # Read as passage 2, it would let a name from that uncited passage through.
+    stepped = answer("Run `widgetctl install`, as in step (1), then step (2).", [1])
+    decline = judge(stepped, PASSAGES)
+    assert decline is not None and "`widgetctl install`" in decline.reason
+    # Where it names no step, it is still a passage's number.
+    assert markers("1. Open it (3).\n2. Tune it (3).", 3) == [3]
+
+
+def test_a_superscript_raising_a_unit_or_an_expression_is_an_exponent_not_a_passage():
+    assert markers("Per cm¹ or 2 km², at 9.8 m/s², in 3 ft²; O((n+1)²) and f(x)².", 3) == []
+    # After any other word, or after punctuation, it stands where a footnote marker stands.
+    assert markers("It returns an error², see the guide.³ (as the guide says)¹", 3) == [2, 3, 1]
+    decline = judge(answer("Run `widgetctl install` on a board of 10 cm².", [1]), PASSAGES)
+    assert decline is not None and "`widgetctl install`" in decline.reason
+
+
+def test_a_passage_named_in_words_is_a_marker_like_a_bracketed_number():
+    text = "As passage 2 says (passage 3); passages 1 and 3, passages 1 to 3 and passage #2."
+    assert markers(text) == [2, 3, 1]
+    assert markers("Passages 2-3, or passages 1, 2, or 3.") == [2, 3, 1]
+    # Not a decimal, nor a number run into a word, nor the word inside another.
+    assert markers("Passage 2.5, passage 2a, bypassage 2, the passages.") == []
+    # It names a passage, so one not supplied is refused, and one supplied is cited.
+    outside = judge(answer("Set `frobnication.depth` to seven, as passage 9 says.", [1]), PASSAGES)
+    assert outside is not None and "cited passage 9, but" in outside.reason
+    named = answer("Run `widgetctl install`, as passage 2 says.", [1])
+    assert judge(named, PASSAGES) is None
+    assert cited_numbers(named, 3) == (1, 2)
+
