@@ -178,6 +178,13 @@ Feature: Asking a question
     And the question is declined as "ungrounded"
     And the decline reason says "cited passage 99, but only passages 1–"
 
+  Scenario: An answer that only says the passages do not answer is a documentation gap
+    Given the model answers "The passages do not say which colours a widget can be [1]." citing "Tuning the frobnicator"
+    And someone has asked "Which colours can a widget be?"
+    When I run `python -m bot.cli gaps --json`
+    Then the exit code is 0
+    And the backlog lists "Which colours can a widget be?" as "composer_declined"
+
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

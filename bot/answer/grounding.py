@@ -1,8 +1,9 @@
 """Checking a drafted answer against the passages it was drafted from (pure).
 
-A draft is shown only if it cites at least one passage, every passage number it uses (in its
-citations or as a marker in its text: ``[n]`` or ``[n-m]``, and the other forms a reader takes
-for the same, ``bot.answer.markers``) names a passage that was supplied,
+A draft is shown only if it says more than that the passages do not answer (a draft that says
+only that is a decline, ``bot.answer.nonanswer``), cites at least one passage, every passage
+number it uses (in its citations or as a marker in its text: ``[n]`` or ``[n-m]``, and the
+other forms a reader takes for the same, ``bot.answer.markers``) names a passage supplied,
 every identifier it writes as code occurs in a passage it cites, and every link it gives comes
 from a passage it cites. The identifier rule catches the commonest invention: a plausible option,
 flag or function that the documentation never mentions; the link rule keeps an answer from
@@ -31,6 +32,7 @@ from markdown_it import MarkdownIt
 
 from bot.answer.composer import Answer, Passage
 from bot.answer.markers import passage_numbers
+from bot.answer.nonanswer import is_non_answer, without_markers
 from bot.answer.outcome import NOTHING_MATCHED_REASON, Decline, Outcome, citations_for
 
 if TYPE_CHECKING:
@@ -195,6 +197,8 @@ def judge(answer: Answer, passages: Sequence[Passage]) -> Decline | None:
         return Decline("composer_declined", reason or "The passages do not answer the question.")
     if not answer.text.strip():
         return Decline("ungrounded", "The model neither answered nor declined.")
+    if is_non_answer(answer.text):  # a decline written as an answer: its words are the reason
+        return Decline("composer_declined", grounded_reason(without_markers(answer.text), passages))
     numbers = cited_numbers(answer, len(passages))
     if not numbers:  # a passage the text points to, [2], is cited as much as a listed one
         return Decline("ungrounded", "The drafted answer cited no passage.")

@@ -120,6 +120,24 @@ async def test_a_link_in_a_decline_reason_is_shown_only_if_a_passage_gives_it(
     assert row[0] == outcome.decline.reason
 
 
+async def test_a_reply_saying_only_that_the_passages_do_not_answer_is_a_documentation_gap(
+    engine, fake_anthropic
+):
+    # Sent as an answer, not declined, and citing a passage that was supplied.
+    n = await tuning(engine)
+    said = f"The passages do not say which colours a widget can be [{n}]."
+    fake_anthropic.script(tool_call(said, [n]))
+    outcome = await engine.ask("Which colours can a widget be?")
+    assert outcome.kind == "declined"
+    assert outcome.decline is not None and outcome.decline.kind == "composer_declined"
+    assert outcome.decline.reason == "The passages do not say which colours a widget can be."
+    assert outcome.answer is None and outcome.citations == ()
+    [row] = await answer_rows(engine)
+    assert row[:5] == ("declined", "composer_declined", outcome.decline.reason, None, said)
+    [gaps] = await engine.gaps()
+    assert [g.question for g in gaps.gaps] == ["Which colours can a widget be?"]
+
+
 # Each reply is made from the number of the passage that does answer the question.
 ADVERSARIAL = {
     "cites-nothing": (lambda n: tool_call("Set it to seven.", []), "cited no passage"),

@@ -323,3 +323,16 @@ def test_a_passage_named_in_words_is_a_marker_like_a_bracketed_number():
     assert judge(named, PASSAGES) is None
     assert cited_numbers(named, 3) == (1, 2)
 
+
+def test_a_draft_that_only_says_the_passages_do_not_answer_is_a_decline_in_its_words():
+    draft = answer("The passages do not say how to colour a widget [1].", [1])
+    decline = judge(draft, PASSAGES)
+    assert decline is not None and decline.kind == "composer_declined"
+    assert decline.reason == "The passages do not say how to colour a widget."
+    # An address in it is held to the rule for a decline's reason.
+    linked = answer("The passages do not say what https://evil.example/ holds.", [1])
+    decline = judge(linked, PASSAGES)
+    assert decline is not None and LINK_REMOVED in decline.reason
+    # A real answer that also says what the passages leave out is judged as an answer.
+    mixed = "The passages do not mention colours. Set `frobnication.depth` to seven [1]."
+    assert judge(answer(mixed, [1]), PASSAGES) is None

@@ -1,0 +1,53 @@
+"""Telling a draft that only says the passages do not answer from a real answer."""
+
+import pytest
+
+from bot.answer.nonanswer import is_non_answer, without_markers
+
+NON_ANSWERS = [
+    "The passages do not say how to colour a widget [1].",
+    "The provided passages don’t specify a default colour.",
+    "However, the documentation does not mention colours [2]. It does not describe themes either.",
+    "None of the passages mention colours.",
+    "No passage explains how to colour a widget [1].",
+    "The passages say nothing about colours.",
+    "How to colour a widget is not covered in the passages [1].",
+    "There is no information about colours in the passages.",
+    "I could not find anything about colours in the passages.",
+    "- The passages do not cover colours.\n- They do not mention themes.",
+    "Passage [1] does not say which colours exist.",
+    "Unfortunately, the documentation provided does not explicitly state the colours.",
+]
+
+ANSWERS = [
+    "Set `frobnication.depth` to seven [1].",
+    # A statement of its own after the absence, in the same sentence or the next.
+    "The passages do not say how to colour a widget, but `widgetctl paint` sets a theme [1].",
+    "The passages do not mention colours [1]. Widgets are grey [2].",
+    "The passages do not specify a default; set it to seven [1].",
+    "The documentation does not say, so set `depth` to seven [1].",
+    "The passages do not say X, and widgets are grey [1].",
+    "The passages do not mention colours, only themes [1].",
+    "The passages do not mention a `--colour` flag; widgets cannot be coloured [1].",
+    "Widgets are grey and colour is not covered in the passages.",
+    # A premise the passages contradict is an answer.
+    "Colours are not supported [1].",
+    # "It" names nothing the passages hold: the thing asked about may not do it.
+    "It does not say which colours exist [1].",
+    "```sh\nwidgetctl install\n```\nThe passages do not say more.",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", NON_ANSWERS)
+def test_a_draft_saying_only_that_the_material_does_not_tell_is_no_answer(text):
+    assert is_non_answer(text)
+
+
+@pytest.mark.parametrize("text", ANSWERS)
+def test_a_draft_with_a_statement_of_its_own_is_an_answer(text):
+    assert not is_non_answer(text)
+
+
+def test_a_reason_is_shown_without_its_passage_markers():
+    assert without_markers("Not covered [1]. Nor is this [^2][1-3].") == "Not covered. Nor is this."
