@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 
 # What the model was given, named as it names it: "the passages", "passage [2]", "the docs".
+_NOUN = r"(?:passages?|documentation|docs|sources?|material|context|excerpts?|documents?)"
 _MATERIAL = (
     r"(?:(?:the|these|those|this|provided|supplied|given|retrieved|available|cited|quoted"
-    r"|indexed|any|of|none|neither|no)\s+)*"
-    r"(?:passages?|documentation|docs|sources?|material|context|excerpts?|documents?)"
+    rf"|indexed|any|of|none|neither|no)\s+)*{_NOUN}"
     r"(?:\s+\[?\^?\d{1,6}\]?)?(?:\s+(?:provided|supplied|given|retrieved|above|here))?"
 )
 _PRONOUN = r"(?:they|it|this|these|that|neither|none)"
@@ -38,9 +38,10 @@ _LACK = re.compile(
     rf"|(?:(?:how|what|whether|which|when|where|why|who)\b[^,;]*?|this|that|it)\s+"
     rf"(?:is|are)\s+not\s+(?:\w+ly\s+)?(?:covered|mentioned|documented|specified"
     rf"|described|addressed|explained|discussed|given|stated)\s+(?:in|by)\s+{_MATERIAL}\b"
+    # the noun alone after ".*": the words before it would be tried again at every position
     rf"|(?:there\s+is|there's)\s+no\s+(?:information|mention|detail|description|answer)\b.*"
-    rf"\b{_MATERIAL}\b"
-    rf"|i\s+(?:can(?:not|[’']t)|could\s*(?:not|n[’']t))\s+find\b.*\b{_MATERIAL}\b)",
+    rf"\b{_NOUN}\b"
+    rf"|i\s+(?:can(?:not|[’']t)|could\s*(?:not|n[’']t))\s+find\b.*\b{_NOUN}\b)",
     re.I,
 )
 # What turns a sentence from a statement of absence into one of its own.
