@@ -19,6 +19,7 @@ from typing import Protocol
 import git
 
 from bot.errors import SourceError
+from bot.ref_files import branch_is_unborn
 
 _REGULAR_FILE_MODES = ("100644", "100755")
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -52,22 +53,24 @@ class Snapshot(Protocol):
 
 
 def head_branch_is_unborn(repo_path: Path) -> bool:
-    """Whether the repository's HEAD names no commit yet (``git init`` and nothing since).
+    """Whether the repository's HEAD names a branch with no commit yet (``git init``, no more).
 
     Only refs are read, never objects: a HEAD whose commit is missing from the object
     store is a damaged repository, not an empty one. A path git cannot open is not called
     empty either; reading it says what is wrong.
 
     Raises:
-        SourceError: it is a repository, but one git cannot read.
+        SourceError: it is a repository, but one git cannot read, or whose refs are damaged.
+        PermissionError: a file of its refs may not be read by this user.
     """
     repo = _open(repo_path)
     if repo is None:
         return False
     try:
-        return _ref_sha(repo, "HEAD") is None
+        git_dir, common_dir = Path(repo.git_dir), Path(repo.common_dir)
     finally:
         repo.close()
+    return branch_is_unborn(repo_path, git_dir, common_dir)
 
 
 def _open(repo_path: Path) -> git.Repo | None:

@@ -274,6 +274,18 @@ Feature: Explaining which local repositories are indexed
     And the output says "is damaged: commit"
     And the output says "Run 'git fsck' in it"
 
+  Scenario: A repository whose branch ref cannot be read is unresolved, not emptied, and keeps its index
+    Given the index has been built
+    And the branch ref of "widgets" is replaced by a directory
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    And the output says "has refs git cannot read (Is a directory"
+    And the output says "run 'git status' in it to see what is wrong, and repair it, or add 'widgets' to sources.exclude"
+    When I run `python -m bot.cli index sources --json`
+    Then source "widgets" is "unresolved" by clause "missing"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
+
   Scenario: A repository let back in after an exclusion is indexed again
     Given the configuration no longer excludes "secrets"
     And the index has been built

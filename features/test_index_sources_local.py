@@ -160,6 +160,13 @@ def git_configuration_damaged(world: World, name: str) -> None:
     (world.estate / name / "config").write_text("not a git configuration\n", encoding="utf-8")
 
 
+@given(parsers.parse('the branch ref of "{name}" is replaced by a directory'))
+def branch_ref_replaced_by_directory(world: World, name: str) -> None:
+    ref = world.estate / name / ".git" / "refs" / "heads" / "main"
+    ref.unlink()
+    ref.mkdir()
+
+
 @given(parsers.parse('an empty git repository "{name}" in the estate'))
 def empty_repository(world: World, name: str) -> None:
     (world.estate / name).mkdir()

@@ -480,22 +480,34 @@ def _cannot_tell(path: Path, problem: str) -> tuple[str, str, str, str]:
     return (str(path), "unresolved", "missing", f"{path} {problem}, {todo}")
 
 
-async def test_a_repository_git_cannot_open_is_unresolved_alone_and_keeps_its_index(tmp_path):
+async def _alpha_after(tmp_path: Path, alpha: Path, damage: Callable[[], object]):
+    """What is stored of the repository ``alpha`` damaged after the estate was indexed.
+
+    Only once its last index answered still and its sibling ``beta`` was read anew.
+    """
     estate = tmp_path / "estate"
-    make_repo(tmp_path / "work" / "alpha", {"README.md": README})
-    mirror = estate / "alpha.git"
-    git(tmp_path, "clone", "-q", "--bare", str(tmp_path / "work" / "alpha"), str(mirror))
     make_repo(estate / "beta", {"README.md": BETA})
     async with await Engine.open(_config(tmp_path, "estate")) as engine:
         assert (await engine.refresh()).ok
-        (mirror / "config").write_text("not a git configuration\n", encoding="utf-8")
+        damage()
         commit(estate / "beta", {"README.md": "# Beta\n\nBeta polishes cogs.\n"})
         report = await engine.refresh()
         assert report.removed == ()
         assert [(o.name, o.status) for o in report.outcomes] == [("beta", "indexed")]
         stored = _stored(await engine.sources())
         await _alpha_kept_and_beta_read_anew(engine)
-    assert stored["alpha"] == _cannot_tell(
+    return stored["alpha"]
+
+
+async def test_a_repository_git_cannot_open_is_unresolved_alone_and_keeps_its_index(tmp_path):
+    make_repo(tmp_path / "work" / "alpha", {"README.md": README})
+    mirror = tmp_path / "estate" / "alpha.git"
+    git(tmp_path, "clone", "-q", "--bare", str(tmp_path / "work" / "alpha"), str(mirror))
+    config = mirror / "config"
+    stored = await _alpha_after(
+        tmp_path, mirror, lambda: config.write_text("not a git configuration\n", encoding="utf-8")
+    )
+    assert stored == _cannot_tell(
         mirror,
         "cannot be read by git (File contains no section headers): run 'git status' in it to "
         "see what is wrong, and repair it",
@@ -539,4 +551,62 @@ def test_a_repository_unreadable_once_listed_is_unresolved_alone(tmp_path):
             "runs as read it",
         ),
         "beta": (str(estate / "beta"), "admitted", "local", "listed in sources.local"),
+    }
+
+
+def _replaced(ref: Path, by: Callable[[Path], object]) -> None:
+    ref.unlink()
+    by(ref)
+
+
+_BRANCH, _HEAD = Path("refs") / "heads" / "main", Path("HEAD")
+_DAMAGED_REFS: dict[str, tuple[str, Path, Callable[[Path], object]]] = {
+    "ref-a-directory": ("Is a directory", _BRANCH, lambda ref: _replaced(ref, Path.mkdir)),
+    "ref-a-dangling-link": (
+        "a symbolic link to nothing",
+        _BRANCH,
+        lambda ref: _replaced(ref, lambda r: r.symlink_to(r.parent / "gone")),
+    ),
+    "ref-a-link-too-long": (
+        "File name too long",
+        _BRANCH,
+        lambda ref: _replaced(ref, lambda r: r.symlink_to(r.parent / TOO_LONG)),
+    ),
+    "head-not-utf-8": ("not UTF-8 text", _HEAD, lambda h: h.write_bytes(b"ref: refs/heads/\xff")),
+    "head-outside-refs": (
+        "not a ref",
+        _HEAD,
+        lambda head: head.write_bytes(b"ref: refs/heads/../../config\n"),
+    ),
+    "head-not-a-sha": ("not a ref", _HEAD, lambda head: head.write_bytes(b"0" * 40 + b"-more\n")),
+}
+
+
+@pytest.mark.parametrize(("says", "file", "damage"), _DAMAGED_REFS.values(), ids=_DAMAGED_REFS)
+async def test_a_repository_whose_refs_cannot_be_read_is_unresolved_not_empty(
+    tmp_path, says, file, damage
+):
+    # Read as having no commit yet, it would be rejected as empty and its documents cleared.
+    alpha = tmp_path / "estate" / "alpha"
+    make_repo(alpha, {"README.md": README})
+    damaged = alpha / ".git" / file
+    assert await _alpha_after(tmp_path, alpha, lambda: damage(damaged)) == _cannot_tell(
+        alpha,
+        f"has refs git cannot read ({says}: {damaged}), so whether it has a commit is not "
+        "known: run 'git status' in it to see what is wrong, and repair it",
+    )
+
+
+def test_a_branch_held_only_in_packed_refs_is_not_empty(tmp_path):
+    alpha, fresh = tmp_path / "alpha", tmp_path / "fresh"
+    make_repo(alpha, {"README.md": README})
+    git(alpha, "pack-refs", "--all")
+    make_repo(fresh, {"README.md": README})
+    git(fresh, "pack-refs", "--all")
+    git(fresh, "symbolic-ref", "HEAD", "refs/heads/next")  # a branch not made yet
+    candidates = discover_local([alpha, fresh], ())
+    assert not (alpha / ".git" / "refs" / "heads" / "main").exists()
+    assert {c.name: (c.verdict.value, c.clause) for c in candidates} == {
+        "alpha": ("admitted", "local"),
+        "fresh": ("rejected", "empty"),
     }
