@@ -88,11 +88,29 @@ def _open(repo_path: Path) -> git.Repo | None:
         # A configuration error's text runs over lines, the file's content among them: its
         # first line says what is wrong, and git itself names the file.
         said = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
-        first = said.partition("\n")[0].rstrip(".")
-        raise SourceError(
-            f"{repo_path} cannot be read by git ({first}): run 'git status' in it to see what "
-            "is wrong, and repair it"
-        ) from None
+        raise _unreadable_by_git(repo_path, said) from None
+
+
+def _unreadable_by_git(repo_path: Path, said: str) -> SourceError:
+    first = said.partition("\n")[0].rstrip(".")
+    return SourceError(
+        f"{repo_path} cannot be read by git ({first}): run 'git status' in it to see what "
+        "is wrong, and repair it"
+    )
+
+
+def _git_failure(repo: git.Repo, sha: str) -> str | None:
+    """What stops git itself from looking ``sha`` up, or None where git runs and finds it missing.
+
+    GitPython reads a failure of git to run at all (a configuration it cannot parse, say) as
+    an object it could not find: git's own exit status and words tell the two apart.
+    """
+    status, _, said = repo.git.execute(
+        ["git", "cat-file", "-e", sha], with_extended_output=True, with_exceptions=False
+    )
+    if status in (0, 1):  # found (yet unreadable), or missing: the object store is at fault
+        return None
+    return said.strip().removeprefix("fatal: ").removeprefix("error: ") or f"exit status {status}"
 
 
 def _ref_sha(repo: git.Repo, ref: str) -> str | None:
@@ -115,13 +133,16 @@ class GitSnapshot:
         self._repo = repo
         try:
             self.commit = self._repo.commit(ref).hexsha
-        except (ValueError, git.exc.BadName, git.exc.GitCommandError):
+        except (ValueError, OSError, git.exc.BadName, git.exc.GitCommandError):
             sha = _ref_sha(self._repo, ref)
+            failure = None if sha is None else _git_failure(self._repo, sha)
             self._repo.close()
             if sha is None:
                 raise SourceError(
                     f"{repo_path} has no commit at {ref}; commit something first"
                 ) from None
+            if failure is not None:
+                raise _unreadable_by_git(repo_path, failure) from None
             what = f"commit {sha[:12]}" if sha == ref else f"commit {sha[:12]} ({ref})"
             raise SourceError(
                 f"{repo_path} is damaged: {what} is missing from its object store. "

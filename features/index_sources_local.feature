@@ -274,6 +274,18 @@ Feature: Explaining which local repositories are indexed
     And the output says "is damaged: commit"
     And the output says "Run 'git fsck' in it"
 
+  Scenario: A working tree whose git configuration git cannot parse fails saying so, not as damaged
+    Given the index has been built
+    And the git configuration of "widgets/.git" is not one git can read
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 1
+    And source "widgets" was "failed"
+    And the output says "cannot be read by git (bad config line 1 in file .git/config)"
+    And the output says "run 'git status' in it to see what is wrong, and repair it"
+    And the output does not say "object store"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
+
   Scenario: A repository whose branch ref cannot be read is unresolved, not emptied, and keeps its index
     Given the index has been built
     And the branch ref of "widgets" is replaced by a directory

@@ -206,6 +206,25 @@ async def test_a_repository_missing_its_commit_is_reported_damaged_with_what_to_
     )
 
 
+async def test_a_working_tree_git_cannot_read_fails_saying_why_and_keeps_its_index(tmp_path):
+    alpha = tmp_path / "repos" / "alpha"
+    make_repo(alpha, {"README.md": README})
+    async with await Engine.open(_config(tmp_path, str(alpha))) as engine:
+        assert (await engine.refresh()).ok
+        (alpha / ".git" / "config").write_text("[core\n", encoding="utf-8")
+        report = await engine.refresh()
+        assert report.removed == ()
+        assert [(o.name, o.error) for o in report.failed] == [
+            (
+                "alpha",
+                f"{alpha} cannot be read by git (bad config line 1 in file .git/config): run "
+                "'git status' in it to see what is wrong, and repair it",
+            )
+        ]
+        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
+        assert (top.repo, top.path) == ("alpha", "README.md")
+
+
 async def test_bare_repositories_are_indexed_under_their_name_without_git(tmp_path):
     work = tmp_path / "work"
     make_repo(work / "alpha", {"README.md": README})

@@ -46,3 +46,17 @@ def test_a_repository_git_cannot_open_is_an_error_saying_what_to_do(tmp_path: Pa
     )
     with pytest.raises(SourceError, match=said):
         GitSnapshot(repo)
+
+
+def test_a_working_tree_whose_configuration_git_cannot_parse_is_not_called_damaged(tmp_path):
+    # GitPython opens such a tree; git then fails to start, which is no missing commit.
+    repo = tmp_path / "alpha"
+    make_repo(repo, {"README.md": "# Alpha\n"})
+    (repo / ".git" / "config").write_text("not a git configuration\n", encoding="utf-8")
+    said = (
+        f"{repo} cannot be read by git (bad config line 1 in file .git/config): run 'git status' "
+        "in it to see what is wrong, and repair it"
+    )
+    with pytest.raises(SourceError) as raised:
+        GitSnapshot(repo)
+    assert str(raised.value) == said
