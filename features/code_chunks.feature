@@ -403,6 +403,22 @@ Feature: Code is indexed as prose, symbol by symbol
       pub struct PatternSet(Vec<$text>);
       """
 
+  Scenario: What a macro writes into one type's impl is that type's
+    Given a git repository "numbers" holding "src/counter.rs":
+      """
+      macro_rules! int_impl {
+          ($t:ty) => {
+              /// Counts the bits that are set in the value.
+              pub const fn count_ones(self) -> u32 { 0 }
+          };
+      }
+
+      impl Counter { int_impl!(u32); }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "count the bits that are set" --retrieval-only --json`
+    Then passage 1 is symbol "Counter.count_ones" of "numbers/src/counter.rs", kind "code", lines 3 to 4
+
   Scenario: A Python fallback defined when an import fails is indexed
     When I run `python -m bot.cli ask "what happens to checksum when the compiled speedups are missing" --retrieval-only --json`
     Then passage 1 is symbol "checksum" of "tools/speedups.py", kind "code", lines 4 to 5

@@ -452,6 +452,62 @@ def test_the_items_a_crates_own_macro_template_declares_are_chunked_with_the_fil
     assert by_symbol["RegexSet"].heading_path == ("RegexSet",)
 
 
+SPLICED = b"""macro_rules! int_impl {
+    ($t:ty) => {
+        /// The smallest value.
+        pub const MIN: Self = 0;
+        /// Counts the ones.
+        pub const fn count_ones(self) -> u32 { 0 }
+    };
+}
+impl Counter { int_impl!(u32); }
+
+macro_rules! shared {
+    () => {
+        /// Written into two types.
+        pub fn len(&self) -> usize { 0 }
+    };
+}
+impl Left { shared!(); }
+impl Right { crate::shared!(); }
+
+macro_rules! called_elsewhere {
+    () => {
+        /// A member of a type this file does not show.
+        pub fn width(&self) -> u32 { 0 }
+        /// Builds one.
+        pub fn new() -> Self { todo!() }
+        /// A free function all the same.
+        pub fn free() {}
+    };
+}
+"""
+
+
+def test_a_templates_members_are_the_type_whose_impl_calls_it_or_left_out():
+    chunks = chunk_code("src/num.rs", SPLICED)
+    assert_honest(SPLICED, chunks)
+    # One impl calls int_impl!, so what it writes is Counter's; shared! writes into two
+    # types, and no one owner can be named; called_elsewhere!'s members have no owner here.
+    assert spans(chunks) == [("Counter.MIN", 3, 4), ("Counter.count_ones", 5, 6), ("free", 26, 27)]
+
+
+def test_a_test_only_module_a_template_names_by_its_caller_is_not_read():
+    source = b"""macro_rules! with_tests {
+    ($name:ident) => {
+        #[cfg(test)]
+        mod $name {
+            pub fn fixture() {}
+        }
+        pub mod $name {
+            pub fn shipped() {}
+        }
+    };
+}
+"""
+    assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["shipped"]
+
+
 def test_an_exported_macros_template_is_its_callers_code_and_not_read():
     source = b"""/// Declares a widget type.
 #[macro_export]

@@ -30,8 +30,9 @@ Rules, the Go ones carried over to Rust's conventions:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
@@ -65,6 +66,16 @@ class _Template:
         return not any(
             first <= symbol.last_line and symbol.first_line <= last for first, last in self.broken
         )
+
+
+@dataclass(slots=True)
+class _Macros:
+    """What the walk finds of the crate's own macros, whose templates are read last."""
+
+    defined: list[tuple[_Scope, Node]] = field(default_factory=list)
+    # By a macro's name, the types whose ``impl`` blocks call it: ``impl u32 { int_impl!() }``
+    # makes the methods its template writes ``u32``'s.
+    called_in: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,11 +241,11 @@ def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
     are blanked in one copy of the file (``_templates``).
     """
     pending = [file_scope]
-    macros: list[tuple[_Scope, Node]] = []
-    while pending or macros:
+    macros = _Macros()
+    while pending or macros.defined:
         if not pending:
             pending.extend(_templates(macros, lines))
-            macros = []
+            macros.defined = []
             continue
         scope = pending.pop()
         # ``#![doc(hidden)]`` hides the module it opens, everything in it included, and a
@@ -265,7 +276,7 @@ def _item(
     item: Node,
     lines: SourceLines,
     pending: list[_Scope],
-    macros: list[tuple[_Scope, Node]],
+    macros: _Macros,
 ) -> Iterator[Symbol]:
     kind = item.type
     if kind in _COMMENTS or kind == "attribute_item":
@@ -281,9 +292,11 @@ def _item(
         # Its name is whatever the macro's caller passes: nothing to search it by. A module
         # so named still holds items with names of their own (regex's ``pub mod $name``).
         body = item.child_by_field_name("body") if kind == "mod_item" else None
-        if body is not None:
+        if body is not None and not any(compiled_only_for_tests(a) for a in attributes):
             pending.append(scope.nested(body.children, items_only=True))
         return
+    if scope.template and not scope.owner and _spliced_member(item):
+        return  # a member of whatever ``impl`` its caller writes it into: no owner to name
     if kind in ("function_item", "function_signature_item"):
         if scope.in_trait or _public(item):
             yield _symbol(scope, index, item, lines, _signature_end(item, lines))
@@ -328,8 +341,13 @@ def _item(
         if any(attribute_named(a, "macro_export") for a in attributes):
             yield _symbol(scope, index, item, lines, lines.line_of(item.start_byte))
         elif scope.template is None:
-            macros.append((scope, item))
-    elif kind == "macro_invocation" and not scope.owner:
+            macros.defined.append((scope, item))
+    elif kind == "macro_invocation" and scope.owner:
+        called = item.child_by_field_name("macro")
+        if called is not None and called.type == "scoped_identifier":  # ``crate::int_impl!``
+            called = called.child_by_field_name("name")
+        macros.called_in.setdefault(text_of(called), set()).add(scope.owner)
+    elif kind == "macro_invocation":
         inside = _macro_items(item, lines)
         if inside:
             pending.append(scope.nested(inside, items_only=True))
@@ -352,7 +370,7 @@ def _macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
     return () if root.has_error else root.children
 
 
-def _templates(macros: Sequence[tuple[_Scope, Node]], lines: SourceLines) -> Iterator[_Scope]:
+def _templates(macros: _Macros, lines: SourceLines) -> Iterator[_Scope]:
     """The items a crate's own ``macro_rules!`` write out: a scope per rule of each macro.
 
     regex 1.7 declares ``RegexSet`` and its methods once, in a macro it calls for ``&str``
@@ -361,10 +379,15 @@ def _templates(macros: Sequence[tuple[_Scope, Node]], lines: SourceLines) -> Ite
     blanked (``_without_macro_syntax``), so the offsets and lines stay the file's and the
     chunks' text is the file's own. An exported macro writes into its callers' crates, so
     its template is not this crate's API and is never among ``macros``.
+
+    A macro this file calls inside one type's ``impl`` writes that type's members; one called
+    inside several types' is left unread, as no one owner can be named for what it writes.
     """
     rules = [
-        (scope, template)
-        for scope, macro in macros
+        (scope, owner, template)
+        for scope, macro in macros.defined
+        if len(owners := macros.called_in.get(text_of(macro.child_by_field_name("name")), ())) < 2
+        for owner in [next(iter(owners), "")]
         for rule in macro.children
         if rule.type == "macro_rule"
         and (template := rule.child_by_field_name("right")) is not None
@@ -375,16 +398,16 @@ def _templates(macros: Sequence[tuple[_Scope, Node]], lines: SourceLines) -> Ite
         return
     copy = bytearray(lines.data)
     metavariables: set[int] = set()
-    for _, template in rules:
+    for _, _, template in rules:
         metavariables |= _without_macro_syntax(copy, lines.data, template)
     blanked = SourceLines(bytes(copy))
     names = frozenset(metavariables)
-    for scope, template in rules:
+    for scope, owner, template in rules:
         opening, closing = template.children[0], template.children[-1]
         root = parse_between("rust", blanked, opening, closing, extern_item_qualifiers).root_node
         broken = tuple(error_lines(root, blanked)) if root.has_error else ()
         read = _Template(blanked, names, broken)
-        yield _Scope(root.children, scope.title, scope.path, items_only=True, template=read)
+        yield _Scope(root.children, scope.title, scope.path, owner, items_only=True, template=read)
 
 
 def _without_macro_syntax(copy: bytearray, data: bytes, template: Node) -> set[int]:
@@ -427,6 +450,27 @@ def _on_lines_of_its_own(data: bytes, node: Node) -> bool:
 def _blank(copy: bytearray, start: int, end: int) -> None:
     """Spaces in place of ``copy[start:end]``, its line breaks kept so lines stay where they are."""
     copy[start:end] = bytes(b if b in b"\r\n" else 0x20 for b in copy[start:end])
+
+
+_SELF_TYPE = re.compile(rb"\bSelf\b")
+
+
+def _spliced_member(item: Node) -> bool:
+    """Whether a template's item can only stand in an ``impl``: it takes ``self`` or names ``Self``.
+
+    Written at a template's top level, such an item is spliced into whatever ``impl`` the macro
+    is called in (``impl u32 { int_impl!() }``), not declared where the template stands.
+    """
+    if item.type in ("function_item", "function_signature_item"):
+        parameters = item.child_by_field_name("parameters")
+        if parameters is not None and any(c.type == "self_parameter" for c in parameters.children):
+            return True
+        signature = [parameters, item.child_by_field_name("return_type")]
+    elif item.type in ("const_item", "static_item"):
+        signature = [item.child_by_field_name("type")]
+    else:
+        return False
+    return any(p is not None and _SELF_TYPE.search(p.text or b"") for p in signature)
 
 
 def _named_by_metavariable(item: Node, template: _Template) -> bool:
