@@ -185,6 +185,12 @@ Feature: Asking a question
     Then the exit code is 0
     And the backlog lists "Which colours can a widget be?" as "composer_declined"
 
+  Scenario: An answer that says what the passages leave out and then answers is shown
+    Given the model answers "The passages do not describe a separate read timeout: `frobnication.depth` applies to both." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

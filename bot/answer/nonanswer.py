@@ -4,56 +4,89 @@ A model sometimes writes its decline as an answer: "The passages do not say how 
 widget [1].", with ``declined`` false and a citation. Shown, it reads as an answer and the
 question drops out of the documentation gaps. So a draft is a decline in an answer's clothes
 when every sentence in it says that the material does not say, cover, mention or specify
-something, and nothing else: a sentence that goes on to a statement of its own ("..., but",
-"..., so", "..., only", "instead") is a real statement, and a draft with one of those, or with
-a code block, is an answer, judged as any other. The rule errs towards showing: a real answer
-that says in passing that the passages leave something out is never turned into a decline.
+something, and nothing follows but that something. The material is named as given, with a
+determiner, a qualifier or a number ("the passages", "these docs", "the provided documentation",
+"passage [2]"): a bare noun ("Sources do not include archived projects") may be the product's
+own word. A sentence with a second clause (after a comma, a colon, a semicolon or a dash, or
+opened by "but", "because", "so", "only", "instead" and the like) is a statement of its own,
+and a draft with one of those, or with a code block, is an answer, judged as any other. The
+rule errs towards showing: a real answer that says in passing that the passages leave something
+out is never turned into a decline.
+
+Every pattern here reads a sentence in time linear in its length, so no reply, however long or
+odd, holds up the event loop the check runs on.
 """
 
 from __future__ import annotations
 
 import re
 
-# What the model was given, named as it names it: "the passages", "passage [2]", "the docs".
-_NOUN = r"(?:passages?|documentation|docs|sources?|material|context|excerpts?|documents?)"
+# What the model was given, named as it names it: "the passages", "passage [2]", "the docs". A
+# bare noun is not enough: "Sources do not include archived projects" speaks of the product's
+# own sources, so the noun needs a determiner, a word saying it was given, or a number.
+_NOUN = r"(?:passages?|documentation|docs|sources?|material|context|excerpts?|documents?)\b"
+_DETERMINER = r"(?:the|these|those|this|that|any|each|every|both)"
+_GIVEN = r"(?:provided|supplied|given|retrieved|cited|quoted)"
+_MODIFIER = rf"(?:{_GIVEN}|available|indexed|relevant|above)"
+_NUMBERED = r"\[?\^?\d{1,6}\]?"
+_AFTER_NOUN = rf"(?:{_NUMBERED}|(?:{_GIVEN}|above|here)\b)"
+# Every run of spaces is possessive (``\s++``) and every repetition is bounded or followed by
+# a word, so no run of spaces or words is read again from each of its positions: linear time.
 _MATERIAL = (
-    r"(?:(?:the|these|those|this|provided|supplied|given|retrieved|available|cited|quoted"
-    rf"|indexed|any|of|none|neither|no)\s+)*{_NOUN}"
-    r"(?:\s+\[?\^?\d{1,6}\]?)?(?:\s+(?:provided|supplied|given|retrieved|above|here))?"
+    rf"(?:(?:{_DETERMINER}|{_GIVEN})\s++(?:{_MODIFIER}\s++){{0,3}}{_NOUN}"
+    rf"|{_NOUN}(?=\s++{_AFTER_NOUN}))"
+    rf"(?:\s++{_NUMBERED})?(?:\s++(?:{_GIVEN}|above|here)\b)?"
 )
 _PRONOUN = r"(?:they|it|this|these|that|neither|none)"
 _TELL = (
     r"(?:say|state|cover|mention|specify|describe|explain|document|include|contain|address"
     r"|answer|show|give|list|provide|discuss|detail|tell|indicate|define|name|clarify)"
 )
-_NOT = r"(?:do|does|did|can|could)\s*(?:not|n[’']t)\s+(?:\w+ly\s+)?"
-_SAYS_NOTHING = rf"{_TELL}s?\s+nothing|contains?\s+no|makes?\s+no\s+mention|(?:is|are)\s+silent"
+_NOT = r"(?:do|does|did|can|could)\s*+(?:not|n[’']t)\s++(?:\w+ly\s++)?"
+_SAYS_NOTHING = (
+    rf"{_TELL}s?\s++nothing|contains?\s++no|makes?\s++no\s++mention|(?:is|are)\s++silent"
+)
 # Words a sentence may open with that add nothing: "However, the passages do not say...".
-_OPENING = re.compile(r"(?:(?:however|unfortunately|sadly|sorry|but|also|and)\b[,:]?\s+)*", re.I)
+_OPENING = re.compile(r"(?:(?:however|unfortunately|sadly|sorry|but|also|and)\b[,:]?\s++)*", re.I)
 # A sentence whose subject is the material (or, after the first, a pronoun for it) and whose
 # verb says that it does not tell; or one that says a thing is not in it, or not found in it.
+# A question word's clause ends at a word, not inside a run of spaces (``(?<=\S)``), so the
+# spaces after it are read once, not once for each word or space before them.
 _LACK = re.compile(
-    rf"(?:(?P<subject>{_MATERIAL}|{_PRONOUN})\s+(?:{_NOT}{_TELL}|{_SAYS_NOTHING})\b"
-    rf"|(?:none|neither|no)\s+(?:of\s+)?{_MATERIAL}\s+(?:\w+ly\s+)?{_TELL}s?\b"
-    rf"|(?:(?:how|what|whether|which|when|where|why|who)\b[^,;]*?|this|that|it)\s+"
-    rf"(?:is|are)\s+not\s+(?:\w+ly\s+)?(?:covered|mentioned|documented|specified"
-    rf"|described|addressed|explained|discussed|given|stated)\s+(?:in|by)\s+{_MATERIAL}\b"
-    # the noun alone after ".*": the words before it would be tried again at every position
-    rf"|(?:there\s+is|there's)\s+no\s+(?:information|mention|detail|description|answer)\b.*"
-    rf"\b{_NOUN}\b"
-    rf"|i\s+(?:can(?:not|[’']t)|could\s*(?:not|n[’']t))\s+find\b.*\b{_NOUN}\b)",
+    rf"(?:(?P<subject>{_MATERIAL}|{_PRONOUN})\s++(?:{_NOT}{_TELL}|{_SAYS_NOTHING})\b"
+    rf"|(?:(?:none|neither)\s++of\s++{_MATERIAL}|no\s++(?:{_MODIFIER}\s++){{0,3}}{_NOUN})"
+    rf"\s++(?:\w+ly\s++)?{_TELL}s?\b"
+    rf"|(?:(?:how|what|whether|which|when|where|why|who)\b[^,;]*?(?<=\S)|this|that|it)\s++"
+    rf"(?:is|are)\s++not\s++(?:\w+ly\s++)?(?:covered|mentioned|documented|specified"
+    rf"|described|addressed|explained|discussed|given|stated)\s++(?:in|by)\s++"
+    rf"(?:(?:any|either|each)\s++of\s++)?{_MATERIAL}"
+    # the material after ".*" is tried at each position back from the end: it reads a bounded
+    # number of words from there, so the whole stays linear
+    rf"|(?:there\s++is|there[’']s)\s++no\s++(?:information|mention|detail|description|answer)"
+    rf"\b.*\b{_MATERIAL}"
+    rf"|i\s++(?:can(?:not|[’']t)|could\s*+(?:not|n[’']t))\s++find\b.*\b{_MATERIAL})",
     re.I,
 )
-# What turns a sentence from a statement of absence into one of its own.
+# What turns a sentence from a statement of absence into one of its own: anything after the
+# "does not say X" clause but its object. A second clause follows a comma, a colon, a semicolon
+# or a dash, or opens with a word that joins one ("because", "so", "only", "instead"); a
+# question word opening the object ("which colours exist") is the object, and is no such word.
+# Punctuation within a word, an address or a number (https://..., 1,000, 1–3) is none of these.
 _GOES_ON = re.compile(
-    r"\b(?:but|however|although|though|instead|except|whereas|only|rather|yet|while)\b"
-    r"|,\s*(?:so|and)\b",
+    r"[,:;](?!\S)|\u2014|\s[-\u2013]{1,2}\s"
+    r"|\b(?:but|however|although|though|instead|except|whereas|only|rather|yet|while|because"
+    r"|since|as|so|therefore|thus|then|hence|unless|otherwise|meaning)\b",
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
-_BRACKET_MARKER = re.compile(r"\s*\[\^?\d{1,6}(?:\s*[-,\u2013]\s*\d{1,6})*\]")
-_LIST_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
-_FENCE = re.compile(r"^\s*(?:```|~~~)|^(?: {4}|\t)\S", re.M)
+# A marker's spaces are taken from the first of them only (``(?<!\s)``), and a fence's from
+# its line's start only: read from each space of a long run, either would read the run again.
+_BRACKET_MARKER = re.compile(r"(?<!\s)\s*+\[\^?\d{1,6}(?:\s*[-,\u2013]\s*\d{1,6})*\]")
+# A marker right after the noun is the passage's own number, "passage [1] does not say".
+_NAMES_PASSAGE = re.compile(r"(?:passages?|sources?|documents?|excerpts?)$", re.I)
+_FIRST_NUMBER = re.compile(r"\d+")
+_LIST_BULLET = re.compile(r"^\s*+(?:[-*+]|\d{1,9}[.)])\s+")
+_FENCE = re.compile(r"^[ \t]*+(?:```|~~~)|^(?: {4}|\t)\S", re.M)
 
 
 def _sentences(text: str) -> list[str]:
@@ -65,7 +98,7 @@ def is_non_answer(markdown: str) -> bool:
     """Whether ``markdown`` only says that the material does not answer (module docstring)."""
     if _FENCE.search(markdown):
         return False
-    sentences = _sentences(without_markers(markdown))
+    sentences = _sentences(_BRACKET_MARKER.sub(_unless_numbering, markdown))
     for i, sentence in enumerate(sentences):
         said = _OPENING.sub("", sentence, count=1)  # always matches at the start, if empty
         lack = _LACK.match(said)
@@ -75,6 +108,16 @@ def is_non_answer(markdown: str) -> bool:
         if i == 0 and subject is not None and re.fullmatch(_PRONOUN, subject, re.I):
             return False  # "It does not say..." names nothing the passages hold
     return bool(sentences)
+
+
+def _unless_numbering(marker: re.Match[str]) -> str:
+    """Nothing for a passage marker, or its first number where it numbers the noun before it.
+
+    One number, as " [1]": the commas and dashes of "[1, 2]" are no second clause.
+    """
+    before = marker.string[max(0, marker.start() - 9) : marker.start()]
+    first = _FIRST_NUMBER.search(marker.group())
+    return f" [{first.group()}]" if first and _NAMES_PASSAGE.search(before) else ""
 
 
 def without_markers(markdown: str) -> str:

@@ -17,6 +17,7 @@ NON_ANSWERS = [
     "- The passages do not cover colours.\n- They do not mention themes.",
     "Passage [1] does not say which colours exist.",
     "Unfortunately, the documentation provided does not explicitly state the colours.",
+    "None of the passages [1, 2] mention colours.",
 ]
 
 ANSWERS = [
@@ -30,6 +31,13 @@ ANSWERS = [
     "The passages do not mention colours, only themes [1].",
     "The passages do not mention a `--colour` flag; widgets cannot be coloured [1].",
     "Widgets are grey and colour is not covered in the passages.",
+    # A second clause after the absence, after a colon, a dash or "because", is a statement.
+    "The documentation does not describe a separate read timeout: `timeout` applies to"
+    " connecting and reading alike [1].",
+    "The docs do not mention a retry setting — the client always retries three times [1].",
+    "The passages do not say that directly, because the limit is set by GitLab [2].",
+    # A bare noun is the product's own word, not the material the model was given.
+    "Sources do not include archived projects by default [1].",
     # A premise the passages contradict is an answer.
     "Colours are not supported [1].",
     # "It" names nothing the passages hold: the thing asked about may not do it.
