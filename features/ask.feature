@@ -145,6 +145,24 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
+  Scenario: A numbered how-to keeps the passages its steps point to
+    Given the model answers, citing passage 2:
+      """
+      1. Run `widgetctl install` (1).
+      2. Set `frobnication.depth` to seven (2).
+      """
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
+  Scenario: A number in parentheses after a plural word such as "cases" points to a passage
+    Given the model answers "Run `widgetctl install`, which works in most cases (1)." citing passage 2
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
   Scenario: Steps numbered in parentheses are prose, not passages pointed to
     Given the model answers "To tune widgets, (1) open `widgets.toml` and (2) set `frobnication.depth` to seven." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "How do I tune widgets?" --json`

@@ -56,6 +56,11 @@ def model_answers_at_length(fake_anthropic, heading, docstring: str):
     fake_anthropic.script(citing(docstring, heading))
 
 
+@given(parsers.parse("the model answers, citing passage {n:d}:"))
+def model_answers_at_length_citing_number(fake_anthropic, n, docstring: str):
+    fake_anthropic.script(tool_call(docstring, [n]))
+
+
 @given(parsers.parse('the model answers "{answer}" citing passage {n:d}'))
 def model_answers_citing_number(fake_anthropic, answer, n):
     fake_anthropic.script(tool_call(answer, [n]))

@@ -66,7 +66,6 @@ class _Code:
     spans: list[str]
     blocks: list[str]
     prose: str
-    steps: list[int]  # the numbers of its numbered lists' items
 
 
 def _squash(text: str) -> str:
@@ -84,11 +83,8 @@ def _closed(lines: Sequence[str], end: int, markup: str) -> bool:
 def _read_code(markdown: str) -> _Code:
     lines = markdown.split("\n")
     blocks: list[str] = []
-    steps: list[int] = []
     drawn = [False] * len(lines)  # lines both renderers draw as a code block
     for token in _parser().parse(markdown):
-        if token.type == "list_item_open" and token.info.isdigit():  # 2. or 2) in a list
-            steps.append(int(token.info))
         if token.type not in ("fence", "code_block") or token.map is None:
             continue
         blocks.append(token.content)
@@ -98,7 +94,7 @@ def _read_code(markdown: str) -> _Code:
     rest = "\n".join(line for line, code in zip(lines, drawn, strict=True) if not code)
     spans = [_squash(m.group(2)) for m in _CODE_SPAN.finditer(rest)]
     prose = _CODE_SPAN.sub(" ", rest)
-    return _Code([s for s in spans if s], blocks, prose, steps)
+    return _Code([s for s in spans if s], blocks, prose)
 
 
 def inline_code(markdown: str) -> list[str]:
@@ -125,8 +121,7 @@ def markers(markdown: str, supplied: int | None = None) -> list[int]:
     ``supplied``: how many passages the answer was drafted from; a superscript or a number in
     parentheses counts only when it names one of them (see ``bot.answer.markers``).
     """
-    code = _read_code(markdown)
-    return passage_numbers(code.prose, supplied, code.steps)
+    return passage_numbers(_read_code(markdown).prose, supplied)
 
 
 def cited_numbers(answer: Answer, supplied: int | None = None) -> tuple[int, ...]:

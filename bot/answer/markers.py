@@ -12,18 +12,23 @@ pointing at a passage nobody checked:
 The first two are always passage numbers. The last two may just as well be prose: a value
 ("the default (30).", ``cm²``), an exponent or a step. So a superscript is no marker where it
 raises something: a number (``10⁶``), a one-letter name (``n²``, ``x²``, ``m/s²``), a unit of
-length or time (``cm²``, ``ft²``, ``ms²``) or a bracketed expression of those (``(n+1)²``).
-A number in parentheses is no marker where it numbers or names a step: followed by more words
-("(1) install it, (2) tune it"), after a word such as step, item, point or option ("repeat
-step (2)."), or where the answer itself numbers its steps or items with that number (a numbered
-list, or "(1) ... (2) ..." inline), which makes "as in (2)." its own step. And either counts
+length or time (``cm²``, ``ft²``, ``ms²``) or a bracketed expression of those (``(n+1)²``);
+a bracket left blank where its code was taken out, ``(`--force`)²``, raises nothing. A number
+in parentheses is no marker where it numbers or names a step: followed by more words ("(1)
+install it, (2) tune it"), after a word such as step, item, point or option ("repeat step
+(2)."), after a plural one only in a list of two or more ("steps (1), (2) and (3)"; "in most
+cases (2)." is a marker), or where the answer has labelled a step inline with that number and
+a clause has ended since ("(1) install it, (2) tune it; if that fails, repeat (2)."). A
+numbered list's own numbers make nothing prose: "1. Build the image (1)." cites passage 1.
+Where it is unclear, a number is read as a marker, as it is checked then. And either counts
 only when every number in it names a passage supplied; any other is a value.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
 
 _DASHES = r"[-\u2010-\u2015\u2212]"
 _MARKED = rf"\d{{1,6}}(?:\s*{_DASHES}\s*\d{{1,6}})?"
@@ -66,17 +71,36 @@ _LOOK_BACK = 80
 _WORD_BEFORE = re.compile(r"[^\W\d_]+$")
 _GROUP_BEFORE = re.compile(r"\(([^()]*)\)$|\[([^\[\]]*)\]$")
 _TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
+# A group with neither is blank where its code was taken out, "(`--force`)²": no expression.
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 # Units an exponent raises; case matters, as it does for the units themselves (a metre is
 # ``m``, a megabyte ``MB``). One-letter ones (m, s) are one-letter names already.
 _UNIT = re.compile(r"(?:[kcmdnpµμ]|da)m|[mnµμ]s|sec|in|ft|yd|mi|px|pt|r?em")
-# "step (2)", "items (1) and (2)", "option no. (3)": the words that name a step, not a passage.
+# "step (2)", "item (3)", "option no. (3)": a word that names one step, so the number after it
+# (and any listed with it, "step (1), (2)") is a step's, not a passage's.
+_STEP_WORD = (
+    r"(?:step|item|point|option|stage|phase|part|case|line|rule|clause|condition|entry|row"
+    r"|column|example|equation|eq|figure|fig|table|number|no|question|choice|alternative"
+    r"|method|task)"
+)
+_STEPS_WORD = (
+    r"(?:steps|items|points|options|stages|phases|parts|cases|lines|rules|clauses|conditions"
+    r"|entries|rows|columns|examples|equations|figures|tables|numbers|questions|choices"
+    r"|alternatives|methods|tasks)"
+)
+_STEP_JOIN = r"\s*+(?:,\s*+(?:and|or)\b|,|\band\b|\bor\b|\bto\b|&)\s*+"
+_STEP_LISTED = rf"\([\d,\s\u2010-\u2015\u2212-]*\)(?:{_STEP_JOIN})?\s*+"
+# A plural one ("cases", "options") names steps only when two or more numbers follow it, "steps
+# (1), (2) and (3)": "This works in most cases (2)." points to passage 2. So after a plural
+# word, a number is a step's when another came before it (``listed``) or another follows it.
 _STEP_NAMED = re.compile(
-    r"\b(?:steps?|items?|points?|options?|stages?|phases?|parts?|cases?|lines?|rules?"
-    r"|clauses?|conditions?|entr(?:y|ies)|rows?|columns?|examples?|equations?|eq|figures?|fig"
-    r"|tables?|numbers?|no|questions?|choices?|alternatives?|methods?|tasks?)"
-    r"\.?\s*(?:\([\d,\s\u2010-\u2015\u2212-]*\)\s*(?:,|\band\b|\bor\b|\bto\b|&)?\s*)*$",
+    rf"\b(?:{_STEP_WORD}\.?\s*+(?:{_STEP_LISTED})*"
+    rf"|{_STEPS_WORD}\s*+(?P<listed>(?:{_STEP_LISTED})*))$",
     re.I,
 )
+_NEXT_LISTED = re.compile(rf"{_STEP_JOIN}\(\s*+\d")
+# Where a clause ends: a step referred to after one ("...; repeat (2).") is the answer's own.
+_CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
 _RANGE_WORD = re.compile(r"\b(?:to|through)\b", re.I)
 _JOIN_WORD = re.compile(r"\b(?:and|or)\b|&", re.I)
 
@@ -100,8 +124,9 @@ def _raises(before: str) -> bool:
     if word is not None:
         return len(word.group()) == 1 or _UNIT.fullmatch(word.group()) is not None
     group = _GROUP_BEFORE.search(before)
-    if group is not None:  # (n+1)², f(x)²; not (see the guide)²
-        return _TWO_LETTERS.search(group.group(1) or group.group(2) or "") is None
+    if group is not None:  # (n+1)², f(x)²; not (see the guide)², nor (`--force`)²
+        held = group.group(1) or group.group(2) or ""
+        return _TWO_LETTERS.search(held) is None and _LETTER_OR_DIGIT.search(held) is not None
     return False
 
 
@@ -112,22 +137,59 @@ def _enumerated(m: re.Match[str]) -> list[int]:
     return _listed(m["parenthesised"].translate(_PARENTHESES))
 
 
-def _marker_numbers(m: re.Match[str], supplied: int | None, steps: frozenset[int]) -> list[int]:
+class _OwnSteps:
+    """Where an answer labels its own steps inline, "(1) install it, (2) tune it", and with what.
+
+    A closing "(2)." is the answer's own step only when an enumeration labelled a step 2 before
+    it and a clause ended since its last label: "(2) tune it; if that fails, repeat (2).". Within
+    an item, "(2) tune it (1).", it is read as a passage, and so is every number where the answer
+    numbers its steps as a list ("1. Build the image (1)."): the rule errs towards citations.
+    """
+
+    def __init__(self, prose: str, found: Sequence[re.Match[str]]) -> None:
+        self._first_label: dict[int, int] = {}
+        self._label_ends: list[int] = []
+        for m in found:
+            numbers = _enumerated(m)
+            for n in numbers:
+                self._first_label.setdefault(n, m.start())
+            if numbers:
+                self._label_ends.append(m.end())
+        self._breaks = [b.start() for b in _CLAUSE_BREAK.finditer(prose)]
+
+    def own(self, m: re.Match[str], numbers: Iterable[int]) -> bool:
+        """Whether the closing marker ``m``, standing for ``numbers``, is one of these steps."""
+        if not any(self._first_label.get(n, m.start()) < m.start() for n in numbers):
+            return False
+        last = bisect_right(self._label_ends, m.start()) - 1
+        next_break = bisect_left(self._breaks, self._label_ends[last])
+        return next_break < len(self._breaks) and self._breaks[next_break] < m.start()
+
+
+def _names_step(m: re.Match[str]) -> bool:
+    """Whether the parenthesised number ``m`` follows a word that makes it a step's."""
+    named = _STEP_NAMED.search(m.string[max(0, m.start() - _LOOK_BACK) : m.start()])
+    if named is None:
+        return False
+    if named["listed"] is None:  # a singular word: "step (2)"
+        return True
+    return bool(named["listed"]) or _NEXT_LISTED.match(m.string, m.end()) is not None
+
+
+def _marker_numbers(m: re.Match[str], supplied: int | None, steps: _OwnSteps) -> list[int]:
     """The passage numbers one marker stands for, or none where it is prose (module docstring).
 
     ``[n]``, ``[^n]`` and "passage n" are markers whatever they say. A superscript or a number
     in parentheses is read only when every number in it is a passage supplied (``supplied``
     passages; any, when ``None``), so an answer is not declined for writing a value that way.
     """
-    before = m.string[max(0, m.start() - _LOOK_BACK) : m.start()]
     if m["parenthesised"] is not None:
-        if m["closes"] is None or _STEP_NAMED.search(before):  # an enumeration's or step's (1)
+        if m["closes"] is None or _names_step(m):  # an enumeration's or a step's (1)
             return []
         numbers = _listed(m["parenthesised"].translate(_PARENTHESES))
-        own_step = not steps.isdisjoint(numbers)
-        return numbers if not own_step and _supplied(numbers, supplied) else []
+        return numbers if not steps.own(m, numbers) and _supplied(numbers, supplied) else []
     if m["superscript"] is not None:
-        if _raises(before):
+        if _raises(m.string[max(0, m.start() - _LOOK_BACK) : m.start()]):
             return []
         numbers = _listed(m["superscript"].translate(_SUPERSCRIPTS))
         return numbers if _supplied(numbers, supplied) else []
@@ -140,13 +202,12 @@ def _supplied(numbers: Iterable[int], supplied: int | None) -> bool:
     return supplied is None or all(1 <= n <= supplied for n in numbers)
 
 
-def passage_numbers(prose: str, supplied: int | None, listed: Iterable[int] = ()) -> list[int]:
+def passage_numbers(prose: str, supplied: int | None) -> list[int]:
     """The passage numbers ``prose`` (an answer with its code taken out) points to, in order.
 
-    ``supplied``: how many passages the answer was drafted from; ``listed``: the numbers of its
-    numbered lists' items, which are its own steps.
+    ``supplied``: how many passages the answer was drafted from.
     """
     found = list(_MARKER.finditer(prose))
-    steps = frozenset((*listed, *(n for m in found for n in _enumerated(m))))
+    steps = _OwnSteps(prose, found)
     numbers = (_marker_numbers(m, supplied, steps) for m in found)
     return list(dict.fromkeys(n for each in numbers for n in each))

@@ -285,12 +285,13 @@ def test_the_checker_never_accepts_a_citation_outside_the_set(
 
 
 def test_a_number_in_parentheses_that_names_a_step_is_prose_not_a_passage():
-    # After a word naming a step, or where the answer numbers its own steps with it.
+    # After a word naming a step, or where the answer labels its own steps with it inline and
+    # refers back to one after the enumeration's clause has ended.
     for text in (
         "Repeat step (2).",
         "Repeat steps (1), (2) and (3).",
         "Pick option (3); item (1) is older.",
-        "1. Open `widgets.toml`.\n2. Set the depth.\n\nIf it fails, go back to (2).",
+        "Compare items (1) and (2).",
         "(1) install it, (2) tune it; if that fails, repeat (2).",
     ):
         assert markers(text, 3) == [], text
@@ -300,6 +301,30 @@ def test_a_number_in_parentheses_that_names_a_step_is_prose_not_a_passage():
     assert decline is not None and "`widgetctl install`" in decline.reason
     # Where it names no step, it is still a passage's number.
     assert markers("1. Open it (3).\n2. Tune it (3).", 3) == [3]
+
+
+def test_a_plural_word_before_a_lone_number_in_parentheses_leaves_it_a_passage():
+    # "cases", "options": many of them, so a single number after the word names none of them.
+    assert markers("This works in most cases (2).", 3) == [2]
+    assert markers("The command accepts three options (1).", 3) == [1]
+    decline = judge(answer("Run `widgetctl install` in most cases (2).", [1]), PASSAGES)
+    assert decline is None
+
+
+def test_a_numbered_how_to_keeps_the_citations_that_close_its_items():
+    # The list's own numbers are no reason to read "(1)." as a step: each closes a sentence.
+    how_to = "1. Build the image (1).\n2. Push it (2).\n3. Restart the bot (3)."
+    assert markers(how_to, 3) == [1, 2, 3]
+    assert judge(answer(how_to, []), PASSAGES) is None
+    assert markers("1. Open `widgets.toml`.\n2. Set the depth.\n\nIf it fails, see (2).", 3) == [2]
+    # Inside an inline step, before its clause ends, a number closing it is a passage's too.
+    assert markers("(1) install it (2), (2) tune it (1).", 3) == [2, 1]
+
+
+def test_a_superscript_after_a_bracketed_code_span_is_a_marker():
+    # Its code taken out, "(`--force`)" holds nothing to raise.
+    assert markers("Use the flag (`--force`)².", 3) == [2]
+    assert markers("Use the flag [`--force`]².", 3) == [2]
 
 
 def test_a_superscript_raising_a_unit_or_an_expression_is_an_exponent_not_a_passage():
