@@ -322,8 +322,7 @@ class Clones:
             raise SourceError(
                 f"the clone of {name} at {path} could not be deleted ({exc.strerror or exc}). "
                 "Nothing reads it any more, so the index is as it would be without it; delete "
-                "it by hand, or let the user phpbotscout runs delete it, and the next build "
-                "deletes what is left"
+                "it by hand, or let the user phpbotscout runs delete it"
             ) from None
         log.info("deleted the clone of %s", name)
         return True

@@ -135,12 +135,9 @@ async def refresh(
             await gitlab.remember()
             deleted = await gitlab.settle(candidates)
         else:
-            # No group any more: the clones of forge sources it used to hold go with them, those
-            # a build before could not delete too. A forge source's name is its namespaced
-            # path, so a clone's holds a "/": whatever else is in the directory is not ours.
+            # No group any more: the clones of forge sources it used to hold go with them.
             leftover = Clones(config.clones_dir, {})
-            forge_clones = {n for n in await asyncio.to_thread(leftover.names) if "/" in n}
-            deleted, undeleted = await delete_clones(leftover, sorted(forge_clones | set(removed)))
+            deleted, undeleted = await delete_clones(leftover, removed)
 
         due = await _due(config, store) if due_only else None
         outcomes = []

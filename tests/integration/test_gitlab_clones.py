@@ -498,8 +498,7 @@ def _undeletable(clone: Path) -> str:
     return (
         f"the clone of acme/widgets at {clone} could not be deleted (Cannot call rmtree on a "
         "symbolic link). Nothing reads it any more, so the index is as it would be without it; "
-        "delete it by hand, or let the user phpbotscout runs delete it, and the next build "
-        "deletes what is left"
+        "delete it by hand, or let the user phpbotscout runs delete it"
     )
 
 
@@ -548,16 +547,6 @@ async def test_without_a_group_a_clone_that_cannot_be_deleted_is_reported(tmp_pa
         assert (report.removed, report.clones_deleted) == (("acme/widgets",), ())
         assert [(o.name, o.status) for o in report.outcomes] == [("handbook", "indexed")]
         assert [s.name for s in await engine.sources()] == ["handbook"]
-        # Made deletable (the link replaced by the clone it led to), it goes on the next
-        # build, though its source left the index a build ago; what is not a forge source's
-        # clone stays.
-        clone.unlink()
-        (tmp_path / "moved-clone").rename(clone)
-        (tmp_path / "clones" / "notes").mkdir()
-        report = await engine.refresh()
-        assert report.ok and report.clones_deleted == ("acme/widgets",)
-    assert not clone.exists()
-    assert (tmp_path / "clones" / "notes").is_dir()
 
 
 async def test_a_project_deleted_mid_listing_keeps_the_others(tmp_path, fake):
