@@ -492,6 +492,31 @@ def test_a_templates_members_are_the_type_whose_impl_calls_it_or_left_out():
     assert spans(chunks) == [("Counter.MIN", 3, 4), ("Counter.count_ones", 5, 6), ("free", 26, 27)]
 
 
+def test_a_templates_owner_is_found_in_its_own_module_and_never_in_an_unindexed_impl():
+    source = b"""mod a {
+    macro_rules! m { () => { pub fn helper() {} }; }
+    impl A { m!(); }
+}
+mod b {
+    macro_rules! m { () => { pub fn helper() {} }; }
+    m!();
+}
+
+macro_rules! bits_impl { ($n:expr) => { pub const BITS: u32 = $n; }; }
+impl Bits for u8 { bits_impl!(8); }
+
+macro_rules! hidden_new { () => { pub fn new() {} }; }
+#[doc(hidden)]
+impl Foo { hidden_new!(); }
+
+pub trait Shape { in_trait!(); }
+macro_rules! in_trait { () => { pub const LIMIT: u32 = 3; }; }
+"""
+    # Two modules' macros of one name are two macros; what a macro writes into a trait's
+    # implementation, a hidden impl or a trait's body is as unindexed as the rest of it.
+    assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["A.helper", "helper", "Shape"]
+
+
 def test_a_test_only_module_a_template_names_by_its_caller_is_not_read():
     source = b"""macro_rules! with_tests {
     ($name:ident) => {

@@ -73,9 +73,22 @@ class _Macros:
     """What the walk finds of the crate's own macros, whose templates are read last."""
 
     defined: list[tuple[_Scope, Node]] = field(default_factory=list)
-    # By a macro's name, the types whose ``impl`` blocks call it: ``impl u32 { int_impl!() }``
-    # makes the methods its template writes ``u32``'s.
-    called_in: dict[str, set[str]] = field(default_factory=dict)
+    # By the module and name a macro is called with, the types whose ``impl`` blocks call it:
+    # ``impl u32 { int_impl!() }`` makes the members its template writes ``u32``'s. An empty
+    # owner is an ``impl`` or trait whose members are not indexed (a trait's implementation,
+    # a hidden ``impl``, a trait's own body): what the macro writes there is left out too.
+    called_in: dict[tuple[tuple[str, ...], str], set[str]] = field(default_factory=dict)
+
+    def called(self, scope: _Scope, call: Node, owner: str) -> None:
+        """Record that ``call`` writes members of ``owner`` (see ``called_in``)."""
+        name = call.child_by_field_name("macro")
+        if name is not None and name.type == "scoped_identifier":  # ``crate::int_impl!``
+            name = name.child_by_field_name("name")
+        self.called_in.setdefault((scope.path, text_of(name)), set()).add(owner)
+
+    def owners(self, scope: _Scope, macro: Node) -> set[str]:
+        """The types whose ``impl`` blocks in ``scope``'s module call ``macro``."""
+        return self.called_in.get((scope.path, text_of(macro.child_by_field_name("name"))), set())
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +299,14 @@ def _item(
     # rustdoc leaves a ``#[doc(hidden)]`` item out of the API (anyhow's ``__private`` module,
     # a macro's helpers), and with it a hidden module's, trait's or impl's items.
     attributes = attributes_above(scope.items, index)
-    if any(hides_from_docs(a) for a in attributes):
+    hidden = any(hides_from_docs(a) for a in attributes)
+    if kind == "impl_item" and (hidden or item.child_by_field_name("trait") is not None):
+        # Not walked, its members not indexed: nor is what a macro writes into it.
+        body = item.child_by_field_name("body")
+        for call in body.children if body is not None else ():
+            if call.type == "macro_invocation":
+                macros.called(scope, call, "")
+    if hidden:
         return
     if scope.template and _named_by_metavariable(item, scope.template):
         # Its name is whatever the macro's caller passes: nothing to search it by. A module
@@ -343,10 +363,7 @@ def _item(
         elif scope.template is None:
             macros.defined.append((scope, item))
     elif kind == "macro_invocation" and scope.owner:
-        called = item.child_by_field_name("macro")
-        if called is not None and called.type == "scoped_identifier":  # ``crate::int_impl!``
-            called = called.child_by_field_name("name")
-        macros.called_in.setdefault(text_of(called), set()).add(scope.owner)
+        macros.called(scope, item, "" if scope.in_trait else scope.owner)
     elif kind == "macro_invocation":
         inside = _macro_items(item, lines)
         if inside:
@@ -380,13 +397,14 @@ def _templates(macros: _Macros, lines: SourceLines) -> Iterator[_Scope]:
     chunks' text is the file's own. An exported macro writes into its callers' crates, so
     its template is not this crate's API and is never among ``macros``.
 
-    A macro this file calls inside one type's ``impl`` writes that type's members; one called
-    inside several types' is left unread, as no one owner can be named for what it writes.
+    A macro its module calls inside one type's ``impl`` writes that type's members; one
+    called inside several types', or inside an ``impl`` or trait whose members are not
+    indexed, is left unread, as no one owner can be named for what it writes.
     """
     rules = [
         (scope, owner, template)
         for scope, macro in macros.defined
-        if len(owners := macros.called_in.get(text_of(macro.child_by_field_name("name")), ())) < 2
+        if len(owners := macros.owners(scope, macro)) < 2 and "" not in owners
         for owner in [next(iter(owners), "")]
         for rule in macro.children
         if rule.type == "macro_rule"
