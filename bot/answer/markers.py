@@ -99,6 +99,15 @@ _STEP_NAMED = re.compile(
     re.I,
 )
 _NEXT_LISTED = re.compile(rf"{_STEP_JOIN}\(\s*+\d")
+# A singular word after a determiner, within the two words before it, names a thing of the
+# answer's rather than a numbered step: "the `--force` option (2).", "the configuration
+# example (2).", "in that case (1)." point to passages. (A code span is gone from the prose
+# read here, so "the `--force` option" reads "the  option".)
+_DETERMINED = re.compile(
+    r"\b(?:the|a|an|this|that|these|those|each|every|its|their|our|your|my|which|what)"
+    r"\s++(?:[^\W\d_][\w-]*+\s++){0,2}$",
+    re.I,
+)
 # Where a clause ends: a step referred to after one ("...; repeat (2).") is the answer's own.
 _CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
 _RANGE_WORD = re.compile(r"\b(?:to|through)\b", re.I)
@@ -168,11 +177,12 @@ class _OwnSteps:
 
 def _names_step(m: re.Match[str]) -> bool:
     """Whether the parenthesised number ``m`` follows a word that makes it a step's."""
-    named = _STEP_NAMED.search(m.string[max(0, m.start() - _LOOK_BACK) : m.start()])
+    before = m.string[max(0, m.start() - _LOOK_BACK) : m.start()]
+    named = _STEP_NAMED.search(before)
     if named is None:
         return False
-    if named["listed"] is None:  # a singular word: "step (2)"
-        return True
+    if named["listed"] is None:  # a singular word: "step (2)", though not "the option (2)"
+        return _DETERMINED.search(before[: named.start()]) is None
     return bool(named["listed"]) or _NEXT_LISTED.match(m.string, m.end()) is not None
 
 

@@ -54,7 +54,7 @@ _OPENING = re.compile(r"(?:(?:however|unfortunately|sadly|sorry|but|also|and)\b[
 # spaces after it are read once, not once for each word or space before them.
 _LACK = re.compile(
     rf"(?:(?P<subject>{_MATERIAL}|{_PRONOUN})\s++(?:{_NOT}{_TELL}|{_SAYS_NOTHING})\b"
-    rf"|(?:(?:none|neither)\s++of\s++{_MATERIAL}|no\s++(?:{_MODIFIER}\s++){{0,3}}{_NOUN})"
+    rf"|(?:(?:none|neither)\s++of\s++{_MATERIAL}|(?:neither|no)\s++(?:{_MODIFIER}\s++){{0,3}}{_NOUN})"
     rf"\s++(?:\w+ly\s++)?{_TELL}s?\b"
     rf"|(?:(?:how|what|whether|which|when|where|why|who)\b[^,;]*?(?<=\S)|this|that|it)\s++"
     rf"(?:is|are)\s++not\s++(?:\w+ly\s++)?(?:covered|mentioned|documented|specified"
@@ -68,14 +68,23 @@ _LACK = re.compile(
     re.I,
 )
 # What turns a sentence from a statement of absence into one of its own: anything after the
-# "does not say X" clause but its object. A second clause follows a comma, a colon, a semicolon
-# or a dash, or opens with a word that joins one ("because", "so", "only", "instead"); a
-# question word opening the object ("which colours exist") is the object, and is no such word.
-# Punctuation within a word, an address or a number (https://..., 1,000, 1–3) is none of these.
+# "does not say X" clause but its object. A second clause follows a colon, a semicolon or a
+# dash, or opens with a word that only joins clauses ("because", "but", "instead"). A comma
+# starts one only where such a word, a weaker one ("so", "as", "only", "then"), a subject or a
+# code span follows it: "Windows, macOS or BSD" and "running it as a service" are objects,
+# ", so `retries` is 3" and ", the client retries" after ", it" are not. A question word
+# opening the object ("which colours exist") is the object. Punctuation within a word, an
+# address or a number (https://..., 1,000, 1–3) is none of these.
+_JOINS = (
+    r"but|however|although|though|instead|except|whereas|because|therefore|thus|hence|unless"
+    r"|otherwise|meaning"
+)
+_JOINS_AFTER_A_COMMA = r"so|as|since|only|then|yet|while|rather|which|where|and|or"
+_SUBJECT = r"it|they|you|we|there|this|that|these|those|he|she|i|one"
 _GOES_ON = re.compile(
-    r"[,:;](?!\S)|\u2014|\s[-\u2013]{1,2}\s"
-    r"|\b(?:but|however|although|though|instead|except|whereas|only|rather|yet|while|because"
-    r"|since|as|so|therefore|thus|then|hence|unless|otherwise|meaning)\b",
+    r"[:;](?!\S)|\u2014|\s[-\u2013]{1,2}\s"
+    rf"|,\s*+(?:(?:and|or)\s++)?(?:(?:{_JOINS}|{_JOINS_AFTER_A_COMMA}|{_SUBJECT})\b|`)"
+    rf"|\b(?:{_JOINS})\b",
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")

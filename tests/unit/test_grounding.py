@@ -311,6 +311,22 @@ def test_a_plural_word_before_a_lone_number_in_parentheses_leaves_it_a_passage()
     assert decline is None
 
 
+def test_a_singular_word_after_a_determiner_names_a_thing_and_leaves_the_number_a_passage():
+    # "the option (2)" is an option the answer speaks of; "option (2)" a numbered one.
+    for text in (
+        "Pass the `--force` option (2).",
+        "See the configuration example (2).",
+        "It is listed in the table (2).",
+        "Set it in the second step (2).",
+    ):
+        assert markers(text, 3) == [2], text
+    assert markers("In that case (1).", 3) == [1]
+    assert markers("Go back to step (2).", 3) == []
+    assert (
+        judge(answer("Run `widgetctl install` with the install option (2).", [1]), PASSAGES) is None
+    )
+
+
 def test_a_numbered_how_to_keeps_the_citations_that_close_its_items():
     # The list's own numbers are no reason to read "(1)." as a step: each closes a sentence.
     how_to = "1. Build the image (1).\n2. Push it (2).\n3. Restart the bot (3)."

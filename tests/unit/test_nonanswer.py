@@ -18,6 +18,10 @@ NON_ANSWERS = [
     "Passage [1] does not say which colours exist.",
     "Unfortunately, the documentation provided does not explicitly state the colours.",
     "None of the passages [1, 2] mention colours.",
+    "Neither passage mentions colours [1].",
+    # A list, or a phrase with "as", is the object of what the passages leave out.
+    "The passages do not mention red, green or blue widgets [1].",
+    "The passages do not mention running widgetctl as a service [1].",
 ]
 
 ANSWERS = [
@@ -28,6 +32,8 @@ ANSWERS = [
     "The passages do not specify a default; set it to seven [1].",
     "The documentation does not say, so set `depth` to seven [1].",
     "The passages do not say X, and widgets are grey [1].",
+    "The passages do not give a default, it is set by the server [1].",
+    "The passages do not give a default, `depth` is seven [1].",
     "The passages do not mention colours, only themes [1].",
     "The passages do not mention a `--colour` flag; widgets cannot be coloured [1].",
     "Widgets are grey and colour is not covered in the passages.",
