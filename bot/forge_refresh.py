@@ -316,19 +316,32 @@ class GitLabSources:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def settle(self, candidates: Sequence[Candidate]) -> list[str]:
+    async def settle(
+        self, candidates: Sequence[Candidate], forgotten: Collection[str]
+    ) -> list[str]:
         """After a complete discovery: delete the clones of sources that no longer qualify.
 
         Documents of rejected sources are removed by the caller, for every origin alike. A
         respelled source's old name goes here, row, documents and clone: nothing stays to
-        explain, since the project is listed under its new spelling. Returns the names whose
-        clone was deleted.
+        explain, since the project is listed under its new spelling. ``forgotten`` are the
+        sources this run removed from the index. Returns the names whose clone was deleted.
+
+        Only the clones of sources this index knows are deleted: the clones directory is
+        shared by every configuration that leaves ``index.clones`` unset, and another one's
+        clones are not this run's to judge.
         """
         if not self.discovery.complete:
             return []
+        ours = (
+            {c.name for c in candidates}
+            | await self.known_names()
+            | set(self.respelled)
+            | set(forgotten)
+        )
         await writer.drop_sources(self.store, sorted(self.respelled))
         keep = {c.name for c in candidates if c.verdict is not Verdict.REJECTED}
-        deleted, problems = await delete_clones(self.clones, sorted(self.clones.names() - keep))
+        gone = sorted((self.clones.names() & ours) - keep)
+        deleted, problems = await delete_clones(self.clones, gone)
         self.errors += problems
         return deleted
 

@@ -133,7 +133,7 @@ async def refresh(
         undeleted: list[str] = []  # clones that would not go: said, and the run goes on
         if gitlab is not None:
             await gitlab.remember()
-            deleted = await gitlab.settle(candidates)
+            deleted = await gitlab.settle(candidates, removed)
         else:
             # No group any more: the clones of forge sources it used to hold go with them.
             leftover = Clones(config.clones_dir, {})

@@ -487,6 +487,22 @@ async def test_a_source_that_stops_qualifying_loses_clone_and_documents(tmp_path
     assert _clone(tmp_path, "acme/other").is_dir()
 
 
+async def test_a_clone_another_configuration_made_in_a_shared_directory_is_left_alone(
+    tmp_path, fake
+):
+    _one(fake)
+    # Another configuration, of another group, clones into the same directory (as every one
+    # that leaves index.clones unset does): its clone is not this index's to delete.
+    foreign = _clone(tmp_path, "beta/tools")
+    make_repo(foreign, {"README.md": "# Tools\n"})
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        fake.project("acme/widgets").visibility = "private"
+        report = await engine.refresh()
+        assert report.clones_deleted == ("acme/widgets",)
+    assert foreign.is_dir() and not _clone(tmp_path, "acme/widgets").exists()
+
+
 def _moved_behind_a_link(clone: Path) -> None:
     # Moved to another disk, say, a link left in its place: shutil.rmtree refuses to delete
     # through a link, even for root, which deletes through any permission.
