@@ -232,6 +232,15 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli index sources --json`
     Then source "acme/infra" is "rejected" by clause "feed"
 
+  Scenario: Another configuration's clone in a shared clones directory is left alone
+    Given the index has been built
+    And another configuration has cloned "other/tools" into the same clones directory
+    And the estate feed lists every project except "acme/infra"
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    And the clone of "acme/infra" is gone
+    And the clone of "other/tools" is still there
+
   Scenario: A clone the build cannot read once fetched fails alone, in the system's words, and keeps its index
     Given the index has been built
     And "acme/handbook" has a new commit

@@ -28,7 +28,7 @@ from tests.fakes.estate import (
 )
 from tests.fakes.gitlab import FakeGitLab, Rule
 from tests.fakes.ssh import HOST_KEY_UNKNOWN, KEY_REFUSED, refusing_ssh
-from tests.gitrepo import git
+from tests.gitrepo import git, make_repo
 from tests.pipes import exited, start_cli
 from tests.processes import Process, descendants
 
@@ -224,6 +224,21 @@ def clone_behind_a_link(world: World, path: str) -> None:
     clone = world.root / "clones" / quote(path, safe="")
     clone.rename(world.root / "moved-clone")
     clone.symlink_to(world.root / "moved-clone")
+
+
+@given(parsers.parse('another configuration has cloned "{path}" into the same clones directory'))
+def foreign_clone(world: World, path: str) -> None:
+    make_repo(world.root / "clones" / quote(path, safe=""), {"README.md": "# Tools\n"})
+
+
+@then(parsers.parse('the clone of "{path}" is gone'))
+def clone_gone(world: World, path: str) -> None:
+    assert not (world.root / "clones" / quote(path, safe="")).exists()
+
+
+@then(parsers.parse('the clone of "{path}" is still there'))
+def clone_still_there(world: World, path: str) -> None:
+    assert (world.root / "clones" / quote(path, safe="") / ".git").is_dir()
 
 
 @when(
