@@ -517,6 +517,25 @@ macro_rules! in_trait { () => { pub const LIMIT: u32 = 3; }; }
     assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["A.helper", "helper", "Shape"]
 
 
+@pytest.mark.parametrize("trait", ["trait", "pub(crate) trait", "#[doc(hidden)]\npub trait"])
+def test_what_a_macro_writes_into_an_unindexed_traits_body_is_left_out(trait):
+    source = f"""macro_rules! limits {{
+    () => {{
+        /// The trait's constant, not the module's.
+        const LIMIT: u32 = 3;
+    }};
+}}
+
+/// Beside it.
+pub fn beside() {{}}
+
+{trait} Limits {{
+    limits!();
+}}
+""".encode()
+    assert spans(chunk_code("src/lib.rs", source)) == [("beside", 8, 9)]
+
+
 def test_a_test_only_module_a_template_names_by_its_caller_is_not_read():
     source = b"""macro_rules! with_tests {
     ($name:ident) => {

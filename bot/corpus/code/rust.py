@@ -300,7 +300,7 @@ def _item(
     # a macro's helpers), and with it a hidden module's, trait's or impl's items.
     attributes = attributes_above(scope.items, index)
     hidden = any(hides_from_docs(a) for a in attributes)
-    if kind == "impl_item" and (hidden or item.child_by_field_name("trait") is not None):
+    if _members_unindexed(item, hidden):
         # Not walked, its members not indexed: nor is what a macro writes into it.
         body = item.child_by_field_name("body")
         for call in body.children if body is not None else ():
@@ -368,6 +368,17 @@ def _item(
         inside = _macro_items(item, lines)
         if inside:
             pending.append(scope.nested(inside, items_only=True))
+
+
+def _members_unindexed(item: Node, hidden: bool) -> bool:
+    """Whether ``item`` is an ``impl`` or trait whose members are not indexed.
+
+    A trait's implementation (its documentation is the trait's), a hidden ``impl``, and a
+    hidden or private trait. ``hidden``: whether the item's attributes hide it.
+    """
+    if item.type == "impl_item":
+        return hidden or item.child_by_field_name("trait") is not None
+    return item.type == "trait_item" and (hidden or not _public(item))
 
 
 def _macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
