@@ -51,6 +51,9 @@ from bot.corpus.code.syntax import (
 
 _COMMENTS = ("line_comment", "block_comment")
 _WHOLE_ITEMS = ("struct_item", "enum_item", "union_item", "type_item")
+# Why an item is left out, for the log.
+HIDDEN = "hidden from the API docs"
+TEST_ONLY = "compiled only for tests"
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +234,20 @@ def compiled_only_for_tests(attribute_item: Node) -> bool:
     return arguments is not None and only_for_tests(text_of(arguments)[1:-1])
 
 
+def why_hidden(attributes: Sequence[Node]) -> str:
+    """Why an item with these attributes is left out (``HIDDEN``, ``TEST_ONLY``), or ``""``."""
+    if any(hides_from_docs(a) for a in attributes):
+        return HIDDEN
+    if any(compiled_only_for_tests(a) for a in attributes):
+        return TEST_ONLY
+    return ""
+
+
+def why_hidden_at_top(items: Sequence[Node]) -> str:
+    """Why a module whose top says ``#![doc(hidden)]`` or ``#![cfg(test)]`` is left out."""
+    return why_hidden([i for i in items if i.type == "inner_attribute_item"])
+
+
 def _module_docs(items: Sequence[Node]) -> list[Node]:
     """The module's ``//!`` comments: those before its first item.
 
@@ -263,10 +280,7 @@ def _walk(file_scope: _Scope, lines: SourceLines) -> Iterator[Symbol]:
         scope = pending.pop()
         # ``#![doc(hidden)]`` hides the module it opens, everything in it included, and a
         # test-only ``#![cfg(...)]`` compiles none of it into the library.
-        if any(
-            i.type == "inner_attribute_item" and (hides_from_docs(i) or compiled_only_for_tests(i))
-            for i in scope.items
-        ):
+        if why_hidden_at_top(scope.items):
             continue
         docs = _module_docs(scope.items)
         if docs and not scope.owner and not scope.items_only:

@@ -35,19 +35,27 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from bot.corpus.code.rust import (
+    HIDDEN,
+    TEST_ONLY,
     attribute_named,
     attributes_above,
-    compiled_only_for_tests,
-    hides_from_docs,
+    why_hidden,
+    why_hidden_at_top,
 )
 from bot.corpus.code.source import SourceLines
 from bot.corpus.code.syntax import parse, text_of
 
+__all__ = [
+    "HIDDEN",
+    "TEST_ONLY",
+    "ModuleDeclaration",
+    "hidden_files",
+    "module_declarations",
+]
+
 # Most files declare no module in a file of its own: they are not parsed at all.
 _OUT_OF_LINE_MOD = re.compile(rb"\bmod\s+(?:r#)?[A-Za-z_][A-Za-z0-9_]*\s*;")
 _OWNING_NAMES = ("lib.rs", "main.rs", "mod.rs")
-HIDDEN = "hidden from the API docs"
-TEST_ONLY = "compiled only for tests"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +81,7 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
     root = parse("rust", SourceLines(data)).root_node
     found = []
     pending: list[tuple[Sequence[Node], tuple[str, ...], tuple[str | None, ...], str]] = [
-        (root.children, (), (), _inner_hidden(root.children))
+        (root.children, (), (), why_hidden_at_top(root.children))
     ]
     while pending:
         items, inline, paths, hidden = pending.pop()
@@ -81,14 +89,14 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
             if item.type != "mod_item":
                 continue
             attributes = attributes_above(items, index)
-            why = hidden or _why_hidden(attributes)
+            why = hidden or why_hidden(attributes)
             name = text_of(item.child_by_field_name("name")).removeprefix("r#")
             body = item.child_by_field_name("body")
             path = _path_of(attributes)
             if body is not None:
                 nested = body.children
                 pending.append(
-                    (nested, (*inline, name), (*paths, path), why or _inner_hidden(nested))
+                    (nested, (*inline, name), (*paths, path), why or why_hidden_at_top(nested))
                 )
             else:
                 inline_paths = paths if any(p is not None for p in paths) else ()
@@ -261,19 +269,6 @@ def _owns_directory(file: str, loaded_by_path: Collection[str]) -> bool:
 
 def _stem(file: str) -> str:
     return posixpath.basename(file).removesuffix(".rs")
-
-
-def _why_hidden(attributes: Sequence[Node]) -> str:
-    if any(hides_from_docs(a) for a in attributes):
-        return HIDDEN
-    if any(compiled_only_for_tests(a) for a in attributes):
-        return TEST_ONLY
-    return ""
-
-
-def _inner_hidden(items: Sequence[Node]) -> str:
-    """Why a module whose top says ``#![doc(hidden)]`` or ``#![cfg(test)]`` is left out."""
-    return _why_hidden([i for i in items if i.type == "inner_attribute_item"])
 
 
 def _path_of(attributes: Sequence[Node]) -> str | None:
