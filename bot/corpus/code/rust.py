@@ -41,6 +41,7 @@ from bot.corpus.code.rust_cfg import only_for_tests
 from bot.corpus.code.rust_newer import extern_item_qualifiers
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
 from bot.corpus.code.syntax import (
+    blank,
     doc_start,
     error_lines,
     parse,
@@ -474,10 +475,10 @@ def _without_macro_syntax(copy: bytearray, data: bytes, template: Node) -> set[i
                 closes = [i for i, mark in enumerate(child.children) if mark.type == ")"]
                 marks = child.children[:2] + child.children[closes[-1] if closes else 2 :]
                 for mark in marks:
-                    _blank(copy, mark.start_byte, mark.end_byte)
+                    blank(copy, mark.start_byte, mark.end_byte)
                 pending.append(child)
             elif child.type == "token_repetition":
-                _blank(copy, child.start_byte, child.end_byte)
+                blank(copy, child.start_byte, child.end_byte)
             elif child.child_count:
                 pending.append(child)
     return metavariables
@@ -488,11 +489,6 @@ def _on_lines_of_its_own(data: bytes, node: Node) -> bool:
     line_end = data.find(b"\n", node.end_byte)
     after = data[node.end_byte : len(data) if line_end < 0 else line_end]
     return not before.strip() and not after.strip()
-
-
-def _blank(copy: bytearray, start: int, end: int) -> None:
-    """Spaces in place of ``copy[start:end]``, its line breaks kept so lines stay where they are."""
-    copy[start:end] = bytes(b if b in b"\r\n" else 0x20 for b in copy[start:end])
 
 
 _SELF_TYPE = re.compile(rb"\bSelf\b")

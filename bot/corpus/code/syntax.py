@@ -1,4 +1,4 @@
-"""tree-sitter plumbing the Go and Rust chunkers share: parsing, syntax errors, doc comments."""
+"""tree-sitter plumbing the Go and Rust chunkers share: parsing, blanking, errors, doc comments."""
 
 from __future__ import annotations
 
@@ -63,8 +63,13 @@ def _reparsed(parser: Parser, tree: Tree, data: bytes, newer: Newer | None) -> T
         return tree
     blanked = bytearray(data)
     for token in tokens:
-        blanked[token.start_byte : token.end_byte] = b" " * (token.end_byte - token.start_byte)
+        blank(blanked, token.start_byte, token.end_byte)
     return parser.parse(bytes(blanked))
+
+
+def blank(copy: bytearray, start: int, end: int) -> None:
+    """Spaces in place of ``copy[start:end]``, its line breaks kept so lines stay where they are."""
+    copy[start:end] = bytes(b if b in b"\r\n" else 0x20 for b in copy[start:end])
 
 
 def readable(symbols: Iterable[Symbol], root: Node, lines: SourceLines, what: str) -> list[Symbol]:
