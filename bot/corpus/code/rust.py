@@ -111,23 +111,19 @@ class _Scope:
     def nested(
         self,
         items: Sequence[Node],
-        title: str = "",
-        path: tuple[str, ...] | None = None,
+        module: str = "",
         owner: str = "",
         *,
         in_trait: bool = False,
         items_only: bool = False,
     ) -> _Scope:
-        """A scope inside this one, inside the same template if this one is in one."""
-        return _Scope(
-            items,
-            title or self.title,
-            self.path if path is None else path,
-            owner,
-            in_trait,
-            items_only,
-            self.template,
-        )
+        """A scope inside this one, inside the same template if this one is in one.
+
+        ``module``: the inline module it is, if it is one (``module x``): its title, and the
+        last step of its path.
+        """
+        title, path = (module, (*self.path, module)) if module else (self.title, self.path)
+        return _Scope(items, title, path, owner, in_trait, items_only, self.template)
 
 
 def chunk_rust(path: str, data: bytes) -> list[Chunk]:
@@ -366,7 +362,7 @@ def _item(
             yield _symbol(scope, index, item, lines, _signature_end(item, lines), module)
         body = item.child_by_field_name("body")
         if body is not None:
-            pending.append(scope.nested(body.children, module, (*scope.path, module)))
+            pending.append(scope.nested(body.children, module))
     elif kind == "foreign_mod_item":
         # ``extern "C" { pub fn strlen(...); }``: a binding's ``pub`` items are the crate's API.
         body = item.child_by_field_name("body")
