@@ -48,6 +48,7 @@ from bot.corpus.code.syntax import (
     parse_between,
     readable,
     text_of,
+    touches,
 )
 
 _COMMENTS = ("line_comment", "block_comment")
@@ -67,9 +68,7 @@ class _Template:
 
     def readable(self, symbol: Symbol) -> bool:
         """Whether none of the symbol's lines is one the parse could not read."""
-        return not any(
-            first <= symbol.last_line and symbol.first_line <= last for first, last in self.broken
-        )
+        return not touches(symbol, self.broken)
 
 
 @dataclass(slots=True)

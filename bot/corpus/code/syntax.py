@@ -94,15 +94,16 @@ def readable(symbols: Iterable[Symbol], root: Node, lines: SourceLines, what: st
     if not root.has_error:
         return symbols
     broken = error_lines(root, lines)
-    kept = [
-        s
-        for s in symbols
-        if not any(first <= s.last_line and s.first_line <= last for first, last in broken)
-    ]
+    kept = [s for s in symbols if not touches(s, broken)]
     between = any(child.is_error or child.is_missing for child in root.children)
     if kept or (not symbols and not between):
         return kept
     raise Unchunkable(f"{what} syntax error near line {broken[0][0]}")
+
+
+def touches(symbol: Symbol, broken: Sequence[tuple[int, int]]) -> bool:
+    """Whether one of the symbol's lines lies in one of the ``broken`` line ranges."""
+    return any(first <= symbol.last_line and symbol.first_line <= last for first, last in broken)
 
 
 def error_lines(root: Node, lines: SourceLines) -> list[tuple[int, int]]:
