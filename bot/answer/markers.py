@@ -32,7 +32,9 @@ from collections.abc import Iterable, Sequence
 
 _DASHES = r"[-\u2010-\u2015\u2212]"
 _MARKED = rf"\d{{1,6}}(?:\s*{_DASHES}\s*\d{{1,6}})?"
-_LISTED = rf"{_MARKED}(?:\s*,\s*{_MARKED})*"
+# What a bracketed marker holds, "2" or "1-3, 5": the checks' reading, and what a decline's
+# reason leaves out (``bot.answer.nonanswer``).
+LISTED = rf"{_MARKED}(?:\s*,\s*{_MARKED})*"
 # In words: "passage 2", "passages 2 and 3", "passages 1, 2 or 4", "passages 1 to 3".
 _WORD_ITEM = rf"#?\d{{1,6}}(?:\s*(?:{_DASHES}|\bto\b|\bthrough\b)\s*#?\d{{1,6}})?"
 _WORD_JOIN = r"\s*(?:,\s*(?:and|or)\b|,|\band\b|\bor\b|&)\s*"
@@ -42,7 +44,7 @@ _SUPERSCRIPTS = str.maketrans(f"{_SUPER_DIGITS}\u207b\u02d2", "0123456789-,")  #
 _SUPER = f"[{_SUPER_DIGITS}]{{1,6}}(?![{_SUPER_DIGITS}])"
 _MARKER = re.compile(
     # [2] or [1-3, 5], though not after a word (items[6] indexes); a footnote, seven[^2], may be.
-    rf"(?:(?<!\w)\[|\[\^)(?P<bracket>{_LISTED})\]"
+    rf"(?:(?<!\w)\[|\[\^)(?P<bracket>{LISTED})\]"
     # passage 2, passages 2 and 3: not one written as a decimal (2.5) or run into a word.
     rf"|(?<![\w-])passages?\s+(?P<worded>{_WORD_ITEM}(?:{_WORD_JOIN}{_WORD_ITEM})*)"
     r"(?!\w|[.,]\d)"
@@ -55,7 +57,7 @@ _MARKER = re.compile(
     # alternative matches a run that closes nothing too, an enumeration, so that the search
     # goes on after it rather than trying it again from each of its numbers: that would read
     # a long run once for every number in it.
-    rf"|(?<![\w\]])(?P<parenthesised>\({_LISTED}\)(?:[ \t]*\({_LISTED}\))*)"
+    rf"|(?<![\w\]])(?P<parenthesised>\({LISTED}\)(?:[ \t]*\({LISTED}\))*)"
     rf"(?=[ \t]*(?P<closes>[.,;:!?)\]\[{_SUPER_DIGITS}]|$)|)",
     re.M | re.I,
 )

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from bot.answer.markers import LISTED
+
 # What the model was given, named as it names it: "the passages", "passage [2]", "the docs". A
 # bare noun is not enough: "Sources do not include archived projects" speaks of the product's
 # own sources, so the noun needs a determiner, a word saying it was given, or a number.
@@ -90,7 +92,8 @@ _GOES_ON = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 # A marker's spaces are taken from the first of them only (``(?<!\s)``), and a fence's from
 # its line's start only: read from each space of a long run, either would read the run again.
-_BRACKET_MARKER = re.compile(r"(?<!\s)\s*+\[\^?\d{1,6}(?:\s*[-,\u2013]\s*\d{1,6})*\]")
+# What it holds is read as the checks read it, so every range they read, with any dash, goes.
+_BRACKET_MARKER = re.compile(rf"(?<!\s)\s*+\[\^?{LISTED}\]")
 # A marker right after the noun is the passage's own number, "passage [1] does not say".
 _NAMES_PASSAGE = re.compile(r"(?:passages?|sources?|documents?|excerpts?)$", re.I)
 _FIRST_NUMBER = re.compile(r"\d+")

@@ -65,3 +65,11 @@ def test_a_draft_with_a_statement_of_its_own_is_an_answer(text):
 
 def test_a_reason_is_shown_without_its_passage_markers():
     assert without_markers("Not covered [1]. Nor is this [^2][1-3].") == "Not covered. Nor is this."
+
+
+@pytest.mark.parametrize("dash", ["-", "\u2012", "\u2013", "\u2014", "\u2212"])
+def test_a_range_is_taken_out_whichever_dash_it_is_written_with(dash):
+    # Every dash the checks read a range [1-3] with: none is a second clause, none is shown.
+    text = f"The passages do not say how to colour a widget [1{dash}3]."
+    assert is_non_answer(text)
+    assert without_markers(text) == "The passages do not say how to colour a widget."
