@@ -27,8 +27,8 @@ only when every number in it names a passage supplied; any other is a value.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left
+from collections.abc import Iterable
 
 _DASHES = r"[-\u2010-\u2015\u2212]"
 _MARKED = rf"\d{{1,6}}(?:\s*{_DASHES}\s*\d{{1,6}})?"
@@ -141,42 +141,6 @@ def _raises(before: str) -> bool:
     return False
 
 
-def _enumerated(m: re.Match[str]) -> list[int]:
-    """The numbers of an inline enumeration, "(1) install it", or none for any other marker."""
-    if m["parenthesised"] is None or m["closes"] is not None:
-        return []
-    return _listed(m["parenthesised"].translate(_PARENTHESES))
-
-
-class _OwnSteps:
-    """Where an answer labels its own steps inline, "(1) install it, (2) tune it", and with what.
-
-    A closing "(2)." is the answer's own step only when an enumeration labelled a step 2 before
-    it and a clause ended since its last label: "(2) tune it; if that fails, repeat (2).". Within
-    an item, "(2) tune it (1).", it is read as a passage, and so is every number where the answer
-    numbers its steps as a list ("1. Build the image (1)."): the rule errs towards citations.
-    """
-
-    def __init__(self, prose: str, found: Sequence[re.Match[str]]) -> None:
-        self._first_label: dict[int, int] = {}
-        self._label_ends: list[int] = []
-        for m in found:
-            numbers = _enumerated(m)
-            for n in numbers:
-                self._first_label.setdefault(n, m.start())
-            if numbers:
-                self._label_ends.append(m.end())
-        self._breaks = [b.start() for b in _CLAUSE_BREAK.finditer(prose)]
-
-    def own(self, m: re.Match[str], numbers: Iterable[int]) -> bool:
-        """Whether the closing marker ``m``, standing for ``numbers``, is one of these steps."""
-        if not any(self._first_label.get(n, m.start()) < m.start() for n in numbers):
-            return False
-        last = bisect_right(self._label_ends, m.start()) - 1
-        next_break = bisect_left(self._breaks, self._label_ends[last])
-        return next_break < len(self._breaks) and self._breaks[next_break] < m.start()
-
-
 def _names_step(m: re.Match[str]) -> bool:
     """Whether the parenthesised number ``m`` follows a word that makes it a step's."""
     before = m.string[max(0, m.start() - _LOOK_BACK) : m.start()]
@@ -188,7 +152,7 @@ def _names_step(m: re.Match[str]) -> bool:
     return bool(named["listed"]) or _NEXT_LISTED.match(m.string, m.end()) is not None
 
 
-def _marker_numbers(m: re.Match[str], supplied: int | None, steps: _OwnSteps) -> list[int]:
+def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
     """The passage numbers one marker stands for, or none where it is prose (module docstring).
 
     ``[n]``, ``[^n]`` and "passage n" are markers whatever they say. A superscript or a number
@@ -199,7 +163,7 @@ def _marker_numbers(m: re.Match[str], supplied: int | None, steps: _OwnSteps) ->
         if m["closes"] is None or _names_step(m):  # an enumeration's or a step's (1)
             return []
         numbers = _listed(m["parenthesised"].translate(_PARENTHESES))
-        return numbers if not steps.own(m, numbers) and _supplied(numbers, supplied) else []
+        return numbers if _supplied(numbers, supplied) else []
     if m["superscript"] is not None:
         if _raises(m.string[max(0, m.start() - _LOOK_BACK) : m.start()]):
             return []
@@ -219,7 +183,24 @@ def passage_numbers(prose: str, supplied: int | None) -> list[int]:
 
     ``supplied``: how many passages the answer was drafted from.
     """
-    found = list(_MARKER.finditer(prose))
-    steps = _OwnSteps(prose, found)
-    numbers = (_marker_numbers(m, supplied, steps) for m in found)
-    return list(dict.fromkeys(n for each in numbers for n in each))
+    # Where the answer labels its own steps inline, "(1) install it, (2) tune it", a closing
+    # "(2)." is one of them when a step 2 was labelled before it and a clause has ended since
+    # the last label: "(2) tune it; if that fails, repeat (2).". Within an item, "(2) tune it
+    # (1).", it is a passage, and so is every number where the answer numbers its steps as a
+    # list ("1. Build the image (1)."): the rule errs towards citations.
+    breaks = [b.start() for b in _CLAUSE_BREAK.finditer(prose)]
+    labelled: set[int] = set()  # the numbers steps were labelled with so far
+    label_end = 0  # where the last label ends
+    found: list[int] = []
+    for m in _MARKER.finditer(prose):
+        if m["parenthesised"] is not None and m["closes"] is None:  # a label, "(1) install it"
+            labelled.update(_listed(m["parenthesised"].translate(_PARENTHESES)))
+            label_end = m.end()
+            continue
+        numbers = _marker_numbers(m, supplied)
+        if m["parenthesised"] is not None and not labelled.isdisjoint(numbers):
+            next_break = bisect_left(breaks, label_end)
+            if next_break < len(breaks) and breaks[next_break] < m.start():
+                continue  # a step of the answer's own, referred to again
+        found.extend(numbers)
+    return list(dict.fromkeys(found))
