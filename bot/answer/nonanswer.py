@@ -89,7 +89,8 @@ _GOES_ON = re.compile(
     rf"|\b(?:{_JOINS})\b",
     re.I,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+# No split at a semicolon: what follows one is a second clause (``_GOES_ON``) all the same.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # A marker's spaces are taken from the first of them only (``(?<!\s)``), and a fence's from
 # its line's start only: read from each space of a long run, either would read the run again.
 # What it holds is read as the checks read it, so every range they read, with any dash, goes.
