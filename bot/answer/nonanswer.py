@@ -7,9 +7,10 @@ when every sentence in it says that the material does not say, cover, mention or
 something, and nothing follows but that something. The material is named as given, with a
 determiner, a qualifier or a number ("the passages", "these docs", "the provided documentation",
 "passage [2]"): a bare noun ("Sources do not include archived projects") may be the product's
-own word. A sentence with a second clause (after a comma, a colon, a semicolon or a dash, or
-opened by "but", "because", "so", "only", "instead" and the like) is a statement of its own,
-and a draft with one of those, or with a code block, is an answer, judged as any other. The
+own word. A sentence with a second clause (after a colon, a semicolon or a dash, opened by
+"but", "because", "instead" and the like, or after a comma that a subject, a code span or a
+word such as "so" or "only" follows; a list, "red, green or blue", is no second clause) is a
+statement of its own, and a draft with one of those, or with a code block, is an answer. The
 rule errs towards showing: a real answer that says in passing that the passages leave something
 out is never turned into a decline.
 
