@@ -124,16 +124,30 @@ def is_non_answer(markdown: str) -> bool:
     return bool(sentences)
 
 
+def _numbers_noun(marker: re.Match[str]) -> bool:
+    """Whether ``marker`` stands right after the noun it numbers: "passage [1] does not say"."""
+    before = marker.string[max(0, marker.start() - 9) : marker.start()]
+    return _NAMES_PASSAGE.search(before) is not None
+
+
 def _unless_numbering(marker: re.Match[str]) -> str:
     """Nothing for a passage marker, or its first number where it numbers the noun before it.
 
     One number, as " [1]": the commas and dashes of "[1, 2]" are no second clause.
     """
-    before = marker.string[max(0, marker.start() - 9) : marker.start()]
     first = _FIRST_NUMBER.search(marker.group())
-    return f" [{first.group()}]" if first and _NAMES_PASSAGE.search(before) else ""
+    return f" [{first.group()}]" if first and _numbers_noun(marker) else ""
+
+
+def _numbers_kept(marker: re.Match[str]) -> str:
+    """Nothing for a passage marker, or its numbers where it numbers the noun before it."""
+    return f" {marker.group().strip().strip('[^]')}" if _numbers_noun(marker) else ""
 
 
 def without_markers(markdown: str) -> str:
-    """The text with its bracketed passage markers taken out: a reason is shown without them."""
-    return _BRACKET_MARKER.sub("", markdown).strip()
+    """The text with its bracketed passage markers taken out: a reason is shown without them.
+
+    A marker that numbers its noun stays as its numbers: "passage [1] does not say" reads
+    "passage 1 does not say", not "passage does not say".
+    """
+    return _BRACKET_MARKER.sub(_numbers_kept, markdown).strip()

@@ -73,3 +73,11 @@ def test_a_range_is_taken_out_whichever_dash_it_is_written_with(dash):
     text = f"The passages do not say how to colour a widget [1{dash}3]."
     assert is_non_answer(text)
     assert without_markers(text) == "The passages do not say how to colour a widget."
+
+
+def test_a_marker_numbering_the_passage_it_follows_is_kept_as_its_number_in_a_reason():
+    # "Passage does not say" would leave the reader to guess which passage.
+    text = "Passage [1] does not say which colours exist. None of the passages [2, 3] do [2]."
+    assert without_markers(text) == (
+        "Passage 1 does not say which colours exist. None of the passages 2, 3 do."
+    )
