@@ -28,7 +28,7 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -326,6 +326,23 @@ class Clones:
             ) from None
         log.info("deleted the clone of %s", name)
         return True
+
+    def remove_each(self, names: Iterable[str]) -> tuple[list[str], list[str]]:
+        """Delete the clones of ``names``: the names whose clone went, and why each other would not.
+
+        A clone that cannot be deleted is no reason to stop the run: no source reads it, so the
+        index is right without it, and the run goes on to refresh every other source.
+        """
+        deleted: list[str] = []
+        problems: list[str] = []
+        for name in names:
+            try:
+                if self.remove(name):
+                    deleted.append(name)
+            except SourceError as exc:
+                log.warning("%s", exc)
+                problems.append(str(exc))
+        return deleted, problems
 
     # -- talking to the forge ----------------------------------------------------------------
 

@@ -341,7 +341,7 @@ class GitLabSources:
         await writer.drop_sources(self.store, sorted(self.respelled))
         keep = {c.name for c in candidates if c.verdict is not Verdict.REJECTED}
         gone = sorted((self.clones.names() & ours) - keep)
-        deleted, problems = await delete_clones(self.clones, gone)
+        deleted, problems = await asyncio.to_thread(self.clones.remove_each, gone)
         self.errors += problems
         return deleted
 
@@ -510,24 +510,6 @@ class GitLabSources:
         await writer.write_source(self.store, source_plan)
         log.info("indexed %s (%s)", name, clone.action)
         return _Outcome.indexed(source_plan)
-
-
-async def delete_clones(clones: Clones, names: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Delete the clones of ``names``: the names whose clone went, and each one's that would not.
-
-    A clone that cannot be deleted is no reason to stop the run: no source reads it, so the
-    index is right without it, and the run goes on to refresh every other source.
-    """
-    deleted: list[str] = []
-    problems: list[str] = []
-    for name in names:
-        try:
-            if await asyncio.to_thread(clones.remove, name):
-                deleted.append(name)
-        except SourceError as exc:
-            log.warning("%s", exc)
-            problems.append(str(exc))
-    return deleted, problems
 
 
 def _check_clone(name: str, path: Path) -> None:

@@ -25,7 +25,7 @@ from bot.forge.base import Forge
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.local import changed_since_discovery, discover_local, is_repository
 from bot.forge.predicate import named_by
-from bot.forge_refresh import GitLabSources, delete_clones
+from bot.forge_refresh import GitLabSources
 from bot.index import catalog, writer
 from bot.index.embedder import Embedder
 from bot.index.embeddings import embed_pending
@@ -137,7 +137,7 @@ async def refresh(
         else:
             # No group any more: the clones of forge sources it used to hold go with them.
             leftover = Clones(config.clones_dir, {})
-            deleted, undeleted = await delete_clones(leftover, removed)
+            deleted, undeleted = await asyncio.to_thread(leftover.remove_each, removed)
 
         due = await _due(config, store) if due_only else None
         outcomes = []
