@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -218,27 +219,27 @@ def clone_in_progress_kept(world: World) -> None:
     assert (world.root / "clones" / "+tmp-theirs" / ".git").is_dir()
 
 
+def _clone(world: World, path: str) -> Path:
+    """Where the build keeps the clone of the project at ``path``."""
+    return world.root / "clones" / quote(path, safe="")
+
+
 @given(parsers.parse('the clone of "{path}" is a link to where it was moved'))
 def clone_behind_a_link(world: World, path: str) -> None:
     # Nothing, root included, deletes a clone through a link: shutil.rmtree refuses to.
-    clone = world.root / "clones" / quote(path, safe="")
+    clone = _clone(world, path)
     clone.rename(world.root / "moved-clone")
     clone.symlink_to(world.root / "moved-clone")
 
 
 @given(parsers.parse('another configuration has cloned "{path}" into the same clones directory'))
 def foreign_clone(world: World, path: str) -> None:
-    make_repo(world.root / "clones" / quote(path, safe=""), {"README.md": "# Tools\n"})
-
-
-@then(parsers.parse('the clone of "{path}" is gone'))
-def clone_gone(world: World, path: str) -> None:
-    assert not (world.root / "clones" / quote(path, safe="")).exists()
+    make_repo(_clone(world, path), {"README.md": "# Tools\n"})
 
 
 @then(parsers.parse('the clone of "{path}" is still there'))
 def clone_still_there(world: World, path: str) -> None:
-    assert (world.root / "clones" / quote(path, safe="") / ".git").is_dir()
+    assert (_clone(world, path) / ".git").is_dir()
 
 
 @when(
@@ -247,7 +248,7 @@ def clone_still_there(world: World, path: str) -> None:
     )
 )
 def built_while_clone_unreadable(world: World, path: str) -> None:
-    clone = world.root / "clones" / quote(path, safe="")
+    clone = _clone(world, path)
 
     def unreadable() -> None:
         # A name past NAME_MAX fails to look up as a directory the user may not read does,
@@ -455,7 +456,7 @@ def no_request(forge: FakeGitLab, path: str) -> None:
 
 @then(parsers.parse('there is no clone of "{path}"'))
 def no_clone(world: World, path: str) -> None:
-    assert not (world.root / "clones" / path.replace("/", "%2F")).exists()
+    assert not _clone(world, path).exists()
     assert (world.root / "clones").is_dir()
 
 
