@@ -251,3 +251,18 @@ def no_passage_contains(world: World, text: str) -> None:
 def source_status(world: World, name: str, status: str) -> None:
     outcomes = {s["source"]: s["status"] for s in world.json()["sources"]}
     assert outcomes[name] == status
+
+
+@then(parsers.parse('source "{name}" is "{verdict}" by clause "{clause}"'))
+def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
+    """Read from ``index sources --json``: the verdict, its clause, and a sentence saying why."""
+    rows = {row["source"]: row for row in world.json()}
+    assert (rows[name]["verdict"], rows[name]["clause"]) == (verdict, clause), rows[name]
+    assert rows[name]["detail"]
+
+
+@then(parsers.parse('no source "{name}" is listed'))
+def source_not_listed(world: World, name: str) -> None:
+    """Read from ``index sources --json``, which lists others: not an empty listing."""
+    listed = {row["source"] for row in world.json()}
+    assert listed and name not in listed, listed

@@ -406,19 +406,6 @@ def no_git_left(held_clone: HeldClone) -> None:
     assert [p for p in held_clone.processes if p.running()] == []
 
 
-@then(parsers.parse('source "{name}" is "{verdict}" by clause "{clause}"'))
-def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
-    rows = {row["source"]: row for row in world.json()}
-    assert (rows[name]["verdict"], rows[name]["clause"]) == (verdict, clause), rows[name]
-    assert rows[name]["detail"]
-
-
-@then(parsers.parse('no source "{name}" is listed'))
-def not_listed(world: World, name: str) -> None:
-    rows = [row["source"] for row in world.json()]
-    assert name not in rows, rows
-
-
 @then(
     parsers.re(
         r'source "(?P<name>[^"]+)" still holds passages, '

@@ -2,18 +2,12 @@ import shutil
 
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from features.conftest import World, build_changing
+from features.conftest import World, build_changing, source_verdict
 from tests.gitrepo import commit, git, make_repo
 
 scenarios("index_sources_local.feature")
 
 TOO_LONG = "x" * 300  # past NAME_MAX (255)
-
-
-@then(parsers.parse('source "{name}" is "{verdict}" by clause "{clause}"'))
-def source_verdict(world: World, name: str, verdict: str, clause: str) -> None:
-    rows = {row["source"]: row for row in world.json()}
-    assert (rows[name]["verdict"], rows[name]["clause"]) == (verdict, clause)
 
 
 @then(parsers.parse('"{entry}" is listed as missing, under its name and path'))
@@ -98,12 +92,6 @@ def configuration_lists_too_long(world: World) -> None:
 @given(parsers.parse('"{name}" gets a new commit holding "{path}":'))
 def new_commit(world: World, name: str, path: str, docstring: str) -> None:
     commit(world.estate / name, {path: docstring + "\n"})
-
-
-@then(parsers.parse('no source "{name}" is listed'))
-def source_not_listed(world: World, name: str) -> None:
-    listed = {row["source"] for row in world.json()}
-    assert listed and name not in listed, listed
 
 
 @then(parsers.parse('no duplicate of "{name}" is listed'))
