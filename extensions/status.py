@@ -29,7 +29,8 @@ class Status(
         try:
             statuses = await engine.status()
             unembedded = await engine.unembedded()
-            notice = await messages.listing_failure_notice(engine, [s.state for s in statuses])
+            # Every source, rejected ones too: a GitLab project the listing rejected is known.
+            notice = await messages.listing_failure_notice(engine, await engine.sources())
         except StoreError as exc:
             await messages.tell_unreadable(ctx, "show the index status", exc)
             return

@@ -152,6 +152,12 @@ Feature: Asking in Discord
     And the reply says "An operator can check `gitlab.url.api`, `GITLAB_TOKEN` and that GitLab can be reached"
     And the reply says "**Answers:** anthropic"
 
+  Scenario: /status says GitLab's projects are from the last listing that worked, though none is indexed
+    Given GitLab's listing of the group failed in the last build with "GitLab answered HTTP 503"
+    And the index knows a GitLab project "acme/widgets" that was rejected
+    When someone runs /status
+    Then the reply says "so its projects are listed as the last listing that worked left them"
+
   Scenario: /status shows freshness, totals and the provider in use
     When someone runs /status
     Then the reply says "**Answers:** anthropic (`claude-haiku-4-5`)"

@@ -277,8 +277,17 @@ def indexed_source(chat: Chat, request: pytest.FixtureRequest, name: str) -> Non
     _known_source(chat, request, name, ("admitted", "local", "a repository on disk"))
 
 
+@given(parsers.parse('the index knows a GitLab project "{name}" that was rejected'))
+def rejected_project(chat: Chat, request: pytest.FixtureRequest, name: str) -> None:
+    _known_source(chat, request, name, ("rejected", "feed", "not in the estate feed"), "gitlab")
+
+
 def _known_source(
-    chat: Chat, request: pytest.FixtureRequest, name: str, verdict: tuple[str, str, str]
+    chat: Chat,
+    request: pytest.FixtureRequest,
+    name: str,
+    verdict: tuple[str, str, str],
+    origin: str = "local",
 ) -> None:
     # A directory or project path can be this long; the shared bot forgets it afterwards.
     store = chat.bot.engine.store
@@ -290,7 +299,8 @@ def _known_source(
     chat.bot.run(
         change(
             "INSERT INTO sources (name, origin, location, verdict, clause, detail) "
-            "VALUES (?, 'local', '/srv/estate', ?, ?, ?)",
+            "VALUES (?, ?, '/srv/estate', ?, ?, ?)",
+            origin,
             *verdict,
         )
     )
