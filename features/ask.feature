@@ -163,6 +163,20 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
+  Scenario: A number in parentheses after "see" points to a passage
+    Given the model answers "Run `widgetctl install`; see (1) for details." citing passage 2
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
+  Scenario: A number closing a sentence after steps numbered in parentheses points to a passage
+    Given the model answers "(1) Open the guide, (2) read it. Run `widgetctl install` first (1)." citing passage 2
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
   Scenario: Steps numbered in parentheses are prose, not passages pointed to
     Given the model answers "To tune widgets, (1) open `widgets.toml` and (2) set `frobnication.depth` to seven." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "How do I tune widgets?" --json`

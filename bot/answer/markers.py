@@ -15,10 +15,12 @@ raises something: a number (``10⁶``), a one-letter name (``n²``, ``x²``, ``m
 length or time (``cm²``, ``ft²``, ``ms²``) or a bracketed expression of those (``(n+1)²``);
 a bracket left blank where its code was taken out, ``(`--force`)²``, raises nothing. A number
 in parentheses is no marker where it numbers or names a step: followed by more words ("(1)
-install it, (2) tune it"), after a word such as step, item, point or option ("repeat step
-(2)."), after a plural one only in a list of two or more ("steps (1), (2) and (3)"; "in most
-cases (2)." is a marker), or where the answer has labelled a step inline with that number and
-a clause has ended since ("(1) install it, (2) tune it; if that fails, repeat (2)."). A
+install it, (2) tune it"), unless a word pointing to a source comes before it ("see (2) for
+details", "as in (2)", "per (2)"), after a word such as step, item, point or option ("repeat
+step (2)."), after a plural one only in a list of two or more ("steps (1), (2) and (3)"; "in
+most cases (2)." is a marker), or where the answer has labelled a step inline with that number,
+a clause has ended since and the number is what the word before it acts on ("(1) install it,
+(2) tune it; if that fails, repeat (2)."; "... Restart it afterwards (1)." is a marker). A
 numbered list's own numbers make nothing prose: "1. Build the image (1)." cites passage 1.
 Where it is unclear, a number is read as a marker, as it is checked then. And either counts
 only when every number in it names a passage supplied; any other is a value.
@@ -112,6 +114,26 @@ _DETERMINED = re.compile(
 )
 # Where a clause ends: a step referred to after one ("...; repeat (2).") is the answer's own.
 _CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
+# Words that point a reader to a source: a number right after one is a citation even where more
+# words follow it, "see (2) for details", "as in (2) above", "per (2), the default is three",
+# rather than a step the answer labels.
+_POINTS_TO = re.compile(
+    r"(?<![\w-])(?:see(?:\s++also)?|cf\.?|per|according\s++to|refer(?:ring)?\s++to|as\s++in"
+    r"|(?:as\s++)?(?:shown|described|explained|documented|given|stated|noted|listed|defined"
+    r"|outlined|detailed|mentioned)\s++(?:in|by))\s*+$",
+    re.I,
+)
+# A step referred to again is the object of the word before it: "repeat (2).", "go back to
+# (1).", "see (2).". After any other, "Restart it afterwards (1).", a number closing a clause is
+# a citation, whatever steps the answer labelled. One space at most: more is where code was
+# taken out, and "set it to `7` (1)." names a value there, not a step.
+_TAKES_A_STEP = re.compile(
+    r"(?<![\w-])(?:repeat|redo|retry|rerun|re-run|skip|do|follow|perform|complete|finish|undo"
+    r"|revisit|try|use|run|choose|pick|prefer|apply|take|reuse|continue|resume|omit|see|cf\.?"
+    r"|per|to|from|after|before|at|in|into|with|without|of|than|like|until|till|on|via|over"
+    r"|and|or|nor|then|both|either)\s?$",
+    re.I,
+)
 _RANGE_WORD = re.compile(r"\b(?:to|through)\b", re.I)
 _JOIN_WORD = re.compile(r"\b(?:and|or)\b|&", re.I)
 
@@ -141,15 +163,29 @@ def _raises(before: str) -> bool:
     return False
 
 
+def _before(m: re.Match[str]) -> str:
+    """The words right before ``m``, as far back as is read (``_LOOK_BACK``)."""
+    return m.string[max(0, m.start() - _LOOK_BACK) : m.start()]
+
+
 def _names_step(m: re.Match[str]) -> bool:
     """Whether the parenthesised number ``m`` follows a word that makes it a step's."""
-    before = m.string[max(0, m.start() - _LOOK_BACK) : m.start()]
+    before = _before(m)
     named = _STEP_NAMED.search(before)
     if named is None:
         return False
     if named["listed"] is None:  # a singular word: "step (2)", though not "the option (2)"
         return _DETERMINED.search(before[: named.start()]) is None
     return bool(named["listed"]) or _NEXT_LISTED.match(m.string, m.end()) is not None
+
+
+def _closes(m: re.Match[str]) -> bool:
+    """Whether the parenthesised number ``m`` stands where a citation does, not as a label.
+
+    It does where it closes a clause, "seven (2).", or where a word pointing to a source comes
+    right before it, "see (2) for details".
+    """
+    return m["closes"] is not None or _POINTS_TO.search(_before(m)) is not None
 
 
 def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
@@ -160,12 +196,12 @@ def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
     passages; any, when ``None``), so an answer is not declined for writing a value that way.
     """
     if m["parenthesised"] is not None:
-        if m["closes"] is None or _names_step(m):  # an enumeration's or a step's (1)
+        if not _closes(m) or _names_step(m):  # an enumeration's or a step's (1)
             return []
         numbers = _listed(m["parenthesised"].translate(_PARENTHESES))
         return numbers if _supplied(numbers, supplied) else []
     if m["superscript"] is not None:
-        if _raises(m.string[max(0, m.start() - _LOOK_BACK) : m.start()]):
+        if _raises(_before(m)):
             return []
         numbers = _listed(m["superscript"].translate(_SUPERSCRIPTS))
         return numbers if _supplied(numbers, supplied) else []
@@ -184,21 +220,23 @@ def passage_numbers(prose: str, supplied: int | None) -> list[int]:
     ``supplied``: how many passages the answer was drafted from.
     """
     # Where the answer labels its own steps inline, "(1) install it, (2) tune it", a closing
-    # "(2)." is one of them when a step 2 was labelled before it and a clause has ended since
-    # the last label: "(2) tune it; if that fails, repeat (2).". Within an item, "(2) tune it
-    # (1).", it is a passage, and so is every number where the answer numbers its steps as a
-    # list ("1. Build the image (1)."): the rule errs towards citations.
+    # "(2)." is one of them when a step 2 was labelled before it, a clause has ended since the
+    # last label and a word that takes a step comes right before it: "(2) tune it; if that
+    # fails, repeat (2).". After any other word, "(2) tune it. Restart it afterwards (1).",
+    # within an item, "(2) tune it (1).", and wherever the answer numbers its steps as a list
+    # ("1. Build the image (1)."), it is a passage: the rule errs towards citations.
     breaks = [b.start() for b in _CLAUSE_BREAK.finditer(prose)]
     labelled: set[int] = set()  # the numbers steps were labelled with so far
     label_end = 0  # where the last label ends
     found: list[int] = []
     for m in _MARKER.finditer(prose):
-        if m["parenthesised"] is not None and m["closes"] is None:  # a label, "(1) install it"
+        parenthesised = m["parenthesised"] is not None
+        if parenthesised and not _closes(m):  # a label, "(1) install it"
             labelled.update(_listed(m["parenthesised"].translate(_PARENTHESES)))
             label_end = m.end()
             continue
         numbers = _marker_numbers(m, supplied)
-        if m["parenthesised"] is not None and not labelled.isdisjoint(numbers):
+        if parenthesised and not labelled.isdisjoint(numbers) and _TAKES_A_STEP.search(_before(m)):
             next_break = bisect_left(breaks, label_end)
             if next_break < len(breaks) and breaks[next_break] < m.start():
                 continue  # a step of the answer's own, referred to again

@@ -337,6 +337,52 @@ def test_a_numbered_how_to_keeps_the_citations_that_close_its_items():
     assert markers("(1) install it (2), (2) tune it (1).", 3) == [2, 1]
 
 
+def test_a_number_in_parentheses_after_a_word_pointing_to_a_source_is_a_citation():
+    # More words follow it, as they follow an inline step's label, but "see" points to a source.
+    for text in (
+        "See (2) for details.",
+        "Run it as in (2) above.",
+        "Per (2), the default is seven.",
+        "Tuning is covered elsewhere, cf. (2) and the guide.",
+        "As described in (2) the depth is seven.",
+        "Refer to (2) before tuning.",
+    ):
+        assert markers(text, 3) == [2], text
+    # Read as a label, it left passage 2 uncited and its name refused; now the name is checked
+    # against it, and the passage is listed with the citations.
+    pointed = answer("Run `widgetctl install`; see (2) for details.", [1])
+    assert judge(pointed, PASSAGES) is None
+    assert cited_numbers(pointed, 3) == (1, 2)
+    # A number naming no passage supplied is a value, as "(9)." is; a step word still makes
+    # it a step's; and a label after any other word is still a label.
+    assert markers("See (9) for details.", 3) == []
+    assert markers("See step (2) for details.", 3) == []
+    assert markers("Either (2) install it or (3) tune it.", 3) == []
+
+
+def test_a_number_closing_a_clause_after_inline_steps_is_a_citation_unless_it_is_acted_on():
+    # The answer labelled steps (1) and (2), and a later sentence closes with "(1).": after a
+    # word that does not act on a step, it cites passage 1.
+    for text in (
+        "(1) install it, (2) tune it. Restart it afterwards (1).",
+        "To tune: (1) open the file, (2) set the depth. It is seven by default (1).",
+        # Where code was taken out, a value was named: "set it to `7` (1)." cites passage 1.
+        "(1) open it, (2) tune it. Set the depth to `7` (1).",
+    ):
+        assert markers(text, 3) == [1], text
+    # After a word that acts on it, it is the step referred to again.
+    for text in (
+        "(1) install it, (2) tune it; if that fails, repeat (2).",
+        "(1) install it, (2) tune it. If that fails, go back to (1).",
+        "(1) install it, (2) tune it. If it fails, see (2).",
+    ):
+        assert markers(text, 3) == [], text
+    # Read as step 2, the closing number left passage 2 uncited and its name refused.
+    stepped = answer("(1) Open the guide, (2) read it. Run `widgetctl install` first (2).", [1])
+    assert judge(stepped, PASSAGES) is None
+    assert cited_numbers(stepped, 3) == (1, 2)
+
+
 def test_a_superscript_after_a_bracketed_code_span_is_a_marker():
     # Its code taken out, "(`--force`)" holds nothing to raise.
     assert markers("Use the flag (`--force`)².", 3) == [2]
