@@ -217,6 +217,13 @@ Feature: Asking a question
     Then the exit code is 0
     And the backlog lists "Which colours can a widget be?" as "composer_declined"
 
+  Scenario: An answer that only says the passages leave out a list, with a comma before its "or", is a documentation gap
+    Given the model answers "The passages do not say whether a widget runs on Windows, macOS, or BSD [1]." citing "Tuning the frobnicator"
+    And someone has asked "Which systems can a widget run on?"
+    When I run `python -m bot.cli gaps --json`
+    Then the exit code is 0
+    And the backlog lists "Which systems can a widget run on?" as "composer_declined"
+
   Scenario: An answer that says what the passages leave out and then answers is shown
     Given the model answers "The passages do not describe a separate read timeout: `frobnication.depth` applies to both." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -9,10 +9,10 @@ determiner, a qualifier or a number ("the passages", "these docs", "the provided
 "passage [2]"): a bare noun ("Sources do not include archived projects") may be the product's
 own word. A sentence with a second clause (after a colon, a semicolon or a dash, opened by
 "but", "because", "instead" and the like, or after a comma that a subject, a code span or a
-word such as "so" or "only" follows; a list, "red, green or blue", is no second clause) is a
-statement of its own, and a draft with one of those, or with a code block, is an answer. The
-rule errs towards showing: a real answer that says in passing that the passages leave something
-out is never turned into a decline.
+word such as "so" or "only" follows; a list, "red, green or blue", with or without a comma
+before its "or", is no second clause) is a statement of its own, and a draft with one of those,
+or with a code block, is an answer. The rule errs towards showing: a real answer that says in
+passing that the passages leave something out is never turned into a decline.
 
 Every pattern here reads a sentence in time linear in its length, so no reply, however long or
 odd, holds up the event loop the check runs on.
@@ -82,14 +82,19 @@ _JOINS = (
     r"but|however|although|though|instead|except|whereas|because|therefore|thus|hence|unless"
     r"|otherwise|meaning"
 )
-_JOINS_AFTER_A_COMMA = r"so|as|since|only|then|yet|while|rather|which|where|and|or"
+_JOINS_AFTER_A_COMMA = r"so|as|since|only|then|yet|while|rather|which|where"
 _SUBJECT = r"it|they|you|we|there|this|that|these|those|he|she|i|one"
+# ", and" or ", or" alone (``joined``) is a second clause, ", and widgets are grey", unless it
+# closes a list: "Windows, macOS, and BSD" (``_goes_on``).
 _GOES_ON = re.compile(
     r"[:;](?!\S)|\u2014|\s[-\u2013]{1,2}\s"
     rf"|,\s*+(?:(?:and|or)\s++)?(?:(?:{_JOINS}|{_JOINS_AFTER_A_COMMA}|{_SUBJECT})\b|`)"
+    r"|,\s*+(?P<joined>and|or)\b"
     rf"|\b(?:{_JOINS})\b",
     re.I,
 )
+# What a list is read by: a comma between two of its items, or the "and" or "or" that closes it.
+_LISTING = re.compile(r"(?P<comma>,)\s|\b(?:and|or)\b", re.I)
 # No split at a semicolon: what follows one is a second clause (``_GOES_ON``) all the same.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # A marker's spaces are taken from the first of them only (``(?<!\s)``), and a fence's from
@@ -116,12 +121,32 @@ def is_non_answer(markdown: str) -> bool:
     for i, sentence in enumerate(sentences):
         said = _OPENING.sub("", sentence, count=1)  # always matches at the start, if empty
         lack = _LACK.match(said)
-        if lack is None or _GOES_ON.search(said):
+        if lack is None or _goes_on(said):
             return False
         subject = lack["subject"]
         if i == 0 and subject is not None and re.fullmatch(_PRONOUN, subject, re.I):
             return False  # "It does not say..." names nothing the passages hold
     return bool(sentences)
+
+
+def _goes_on(said: str) -> bool:
+    """Whether ``said`` has a second clause after its statement of absence (``_GOES_ON``).
+
+    ", and" or ", or" closes a list where an item was listed with a comma before it and the list
+    was not closed since, "Windows, macOS, and BSD"; where nothing was, "X, and widgets are
+    grey", or where "and" or "or" closed the list already, "red or blue, and widgets are grey",
+    it opens a clause. Each stretch between two matches is read once, so the whole is linear.
+    """
+    listing = False  # an item has been listed with a comma, and no "and" or "or" closed the list
+    read = 0
+    for m in _GOES_ON.finditer(said):
+        for listed in _LISTING.finditer(said, read, m.start()):
+            listing = listed["comma"] is not None
+        read = m.end()
+        if m["joined"] is None or not listing:
+            return True
+        listing = False  # the list is closed: a second ", and" opens a clause
+    return False
 
 
 def _numbers_noun(marker: re.Match[str]) -> bool:

@@ -22,6 +22,10 @@ NON_ANSWERS = [
     # A list, or a phrase with "as", is the object of what the passages leave out.
     "The passages do not mention red, green or blue widgets [1].",
     "The passages do not mention running widgetctl as a service [1].",
+    # A comma before the "and" or "or" that closes a list leaves it a list.
+    "The passages do not cover Windows, macOS, and BSD.",
+    "The documentation does not say whether widgets run on Windows, macOS, or BSD [1].",
+    "There is no mention of Windows, macOS, or BSD in the passages.",
 ]
 
 ANSWERS = [
@@ -35,6 +39,12 @@ ANSWERS = [
     "The passages do not give a default, it is set by the server [1].",
     "The passages do not give a default, `depth` is seven [1].",
     "The passages do not mention colours, only themes [1].",
+    # After a list closed by "and" or "or", or after one closed already, ", and" opens a clause,
+    # as it does after a subject or a code span whatever came before it.
+    "The passages do not mention red or blue, and widgets are grey [1].",
+    "The passages do not cover Windows, macOS, and BSD, and widgets are grey [1].",
+    "The passages do not cover Windows, macOS, and it runs on neither [1].",
+    "The passages do not cover Windows, macOS, and `widgetctl` runs on Linux only [1].",
     "The passages do not mention a `--colour` flag; widgets cannot be coloured [1].",
     "Widgets are grey and colour is not covered in the passages.",
     # A second clause after the absence, after a colon, a dash or "because", is a statement.
@@ -81,3 +91,12 @@ def test_a_marker_numbering_the_passage_it_follows_is_kept_as_its_number_in_a_re
     assert without_markers(text) == (
         "Passage 1 does not say which colours exist. None of the passages 2, 3 do."
     )
+
+
+def test_a_long_list_is_read_once_whatever_closes_it():
+    # Each stretch between two commas is read once: read again from each comma, a list of
+    # 100,000 items would take minutes, not a fraction of a second.
+    items = "red, " * 100_000
+    assert is_non_answer(f"The passages do not mention {items}and blue.")
+    assert not is_non_answer(f"The passages do not mention {items}and blue, and grey is [1].")
+    assert not is_non_answer("The passages do not mention red" + ", and" * 100_000 + ".")
