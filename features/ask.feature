@@ -230,6 +230,12 @@ Feature: Asking a question
     Then the exit code is 0
     And the outcome is "answered"
 
+  Scenario: An answer that says what the passages leave out and cites a passage for more in brackets is shown
+    Given the model answers "The passages do not give a default depth (the guide sets `frobnication.depth` to seven [1])." citing "Tuning the frobnicator"
+    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

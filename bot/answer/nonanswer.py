@@ -11,8 +11,13 @@ own word. A sentence with a second clause (after a colon, a semicolon or a dash,
 "but", "because", "instead" and the like, or after a comma that a subject, a code span or a
 word such as "so" or "only" follows; a list, "red, green or blue", with or without a comma
 before its "or", is no second clause) is a statement of its own, and a draft with one of those,
-or with a code block, is an answer. The rule errs towards showing: a real answer that says in
-passing that the passages leave something out is never turned into a decline.
+or with a code block, is an answer. So is a draft with an aside in parentheses that cites a
+passage for something of its own, "(the example sets `--force` [2])": a citation alone makes
+no answer (the markers are read past), but that aside says what a passage holds, and shown as
+an answer it is checked against that passage, where as a decline's reason its names would be
+shown unchecked. An aside that only points, "(see [2])", says nothing more. The rule errs
+towards showing: a real answer that says in passing that the passages leave something out is
+never turned into a decline.
 
 Every pattern here reads a sentence in time linear in its length, so no reply, however long or
 odd, holds up the event loop the check runs on.
@@ -106,6 +111,17 @@ _NAMES_PASSAGE = re.compile(r"(?:passages?|sources?|documents?|excerpts?)$", re.
 _FIRST_NUMBER = re.compile(r"\d+")
 _LIST_BULLET = re.compile(r"^\s*+(?:[-*+]|\d{1,9}[.)])\s+")
 _FENCE = re.compile(r"^[ \t]*+(?:```|~~~)|^(?: {4}|\t)\S", re.M)
+# An aside in parentheses, read from its "(" to the first bracket after it: each character is
+# read from one "(" at most.
+_ASIDE = re.compile(r"\(([^()\n]*+)\)")
+_WORD = re.compile(r"[^\W\d_]+")
+# Words an aside may hold beside a marker and still only point to it: "(see [2])", "(cf.
+# passage [2] above)", "(e.g. [2])".
+_POINTING_WORD = re.compile(
+    r"see|also|cf|compare|e|g|eg|i|ie|for|example|instance|as|in|per|at|under|above|below|the"
+    r"|and|or|passages?|sources?|documents?|documentation|docs|excerpts?",
+    re.I,
+)
 
 
 def _sentences(text: str) -> list[str]:
@@ -115,7 +131,7 @@ def _sentences(text: str) -> list[str]:
 
 def is_non_answer(markdown: str) -> bool:
     """Whether ``markdown`` only says that the material does not answer (module docstring)."""
-    if _FENCE.search(markdown):
+    if _FENCE.search(markdown) or any(map(_cites_a_statement, _ASIDE.finditer(markdown))):
         return False
     sentences = _sentences(_BRACKET_MARKER.sub(_unless_numbering, markdown))
     for i, sentence in enumerate(sentences):
@@ -127,6 +143,18 @@ def is_non_answer(markdown: str) -> bool:
         if i == 0 and subject is not None and re.fullmatch(_PRONOUN, subject, re.I):
             return False  # "It does not say..." names nothing the passages hold
     return bool(sentences)
+
+
+def _cites_a_statement(aside: re.Match[str]) -> bool:
+    """Whether ``aside`` cites a passage for something of its own, not only points to it.
+
+    "(the example sets `--force` [2])" says what passage 2 holds; "(see [2])" says nothing.
+    """
+    held = aside.group(1)
+    if _BRACKET_MARKER.search(held) is None:
+        return False
+    words = _WORD.findall(_BRACKET_MARKER.sub(" ", held))
+    return any(_POINTING_WORD.fullmatch(word) is None for word in words)
 
 
 def _goes_on(said: str) -> bool:

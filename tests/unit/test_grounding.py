@@ -420,6 +420,13 @@ def test_a_draft_that_only_says_the_passages_do_not_answer_is_a_decline_in_its_w
     linked = answer("The passages do not say what https://evil.example/ holds.", [1])
     decline = judge(linked, PASSAGES)
     assert decline is not None and LINK_REMOVED in decline.reason
+    # An aside citing a passage for something of its own is part of an answer: it is shown with
+    # its citation checked, not declined with a name in its reason that no check has read.
+    aside = "The passages do not give a default depth (the example sets `{}` [1])."
+    assert judge(answer(aside.format("frobnication.depth"), []), PASSAGES) is None
+    unsupported = judge(answer(aside.format("--force"), []), PASSAGES)
+    assert unsupported is not None and unsupported.kind == "ungrounded"
+    assert "`--force`" in unsupported.reason
     # A real answer that also says what the passages leave out is judged as an answer.
     mixed = "The passages do not mention colours. Set `frobnication.depth` to seven [1]."
     assert judge(answer(mixed, [1]), PASSAGES) is None

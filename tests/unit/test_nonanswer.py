@@ -26,6 +26,11 @@ NON_ANSWERS = [
     "The passages do not cover Windows, macOS, and BSD.",
     "The documentation does not say whether widgets run on Windows, macOS, or BSD [1].",
     "There is no mention of Windows, macOS, or BSD in the passages.",
+    # An aside that only points to a passage, or cites none, says nothing more.
+    "The passages do not give a default (see [2]).",
+    "The passages do not give a default (see passage [2] above).",
+    "The passages do not give a default (e.g. [1], [2]).",
+    "The passages do not mention colours (or themes) [1].",
 ]
 
 ANSWERS = [
@@ -47,6 +52,9 @@ ANSWERS = [
     "The passages do not cover Windows, macOS, and `widgetctl` runs on Linux only [1].",
     "The passages do not mention a `--colour` flag; widgets cannot be coloured [1].",
     "Widgets are grey and colour is not covered in the passages.",
+    # An aside citing a passage for something of its own is a statement of that passage's.
+    "The passages do not give a default (the example sets `--force` [2]).",
+    "The passages do not say how to colour a widget (they cover only sizes [1]).",
     # A second clause after the absence, after a colon, a dash or "because", is a statement.
     "The documentation does not describe a separate read timeout: `timeout` applies to"
     " connecting and reading alike [1].",
@@ -100,3 +108,10 @@ def test_a_long_list_is_read_once_whatever_closes_it():
     assert is_non_answer(f"The passages do not mention {items}and blue.")
     assert not is_non_answer(f"The passages do not mention {items}and blue, and grey is [1].")
     assert not is_non_answer("The passages do not mention red" + ", and" * 100_000 + ".")
+
+
+def test_asides_are_read_once_however_many_there_are():
+    # Each character is read from one "(" at most: read from each, these would take minutes.
+    assert is_non_answer("The passages do not mention " + "(see [1]) " * 50_000 + "colours.")
+    assert is_non_answer("The passages do not mention " + "(" * 100_000 + "colours.")
+    assert not is_non_answer("The passages do not mention " + "(" * 100_000 + "red [1]).")
