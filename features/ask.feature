@@ -236,6 +236,13 @@ Feature: Asking a question
     Then the exit code is 0
     And the outcome is "answered"
 
+  Scenario: An answer that says what the passages leave out and only says it again in brackets is a documentation gap
+    Given the model answers "The passages do not give a default depth (the guide only mentions depth [1])." citing "Tuning the frobnicator"
+    And someone has asked "What is the default frobnication depth?"
+    When I run `python -m bot.cli gaps --json`
+    Then the exit code is 0
+    And the backlog lists "What is the default frobnication depth?" as "composer_declined"
+
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

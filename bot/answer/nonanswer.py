@@ -15,9 +15,10 @@ or with a code block, is an answer. So is a draft with an aside in parentheses t
 passage for something of its own, "(the example sets `--force` [2])": a citation alone makes
 no answer (the markers are read past), but that aside says what a passage holds, and shown as
 an answer it is checked against that passage, where as a decline's reason its names would be
-shown unchecked. An aside that only points, "(see [2])", says nothing more. The rule errs
-towards showing: a real answer that says in passing that the passages leave something out is
-never turned into a decline.
+shown unchecked. An aside that only points, "(see [2])", or says again what is missing, with a
+negation or with no word but pointing ones and those the draft says outside it, "(passage [2]
+only mentions depth)", says nothing more. The rule errs towards showing: a real answer that
+says in passing that the passages leave something out is never turned into a decline.
 
 Every pattern here reads a sentence in time linear in its length, so no reply, however long or
 odd, holds up the event loop the check runs on.
@@ -116,11 +117,24 @@ _FENCE = re.compile(r"^[ \t]*+(?:```|~~~)|^(?: {4}|\t)\S", re.M)
 _ASIDE = re.compile(r"\(([^()\n]*+)\)")
 _WORD = re.compile(r"[^\W\d_]+")
 # Words an aside may hold beside a marker and still only point to it: "(see [2])", "(cf.
-# passage [2] above)", "(e.g. [2])".
+# passage [2] above)", "(e.g. [2])", "(as noted in [2])", "(only mentioned in passing in [2])".
 _POINTING_WORD = re.compile(
     r"see|also|cf|compare|e|g|eg|i|ie|for|example|instance|as|in|per|at|under|above|below|the"
-    r"|and|or|passages?|sources?|documents?|documentation|docs|excerpts?",
+    r"|and|or|passages?|sources?|documents?|documentation|docs|excerpts?|by|of|on|it|is|this"
+    r"|that|there|here|only|briefly|passing|closest|nearest|noted|mentioned|shown|described"
+    r"|covered|cited|discussed|explained|documented|defined|detailed|outlined|listed|stated"
+    r"|given|referenced|touched|mentions?|covers?|discuss(?:es)?|describes?|touch(?:es)?|guide"
+    r"|section|page|manual|chapter|reference|readme|faq|tutorial",
     re.I,
+)
+# An aside that opens with a word sending the reader on only points, whatever it names after
+# it: "(see the tuning guide [2])".
+_POINTER = re.compile(r"\s*+(?:see|cf|compare|refer)\b", re.I)
+# A word that says a thing is missing: an aside with one says again what the passages leave
+# out, "(passage [1] mentions depth but not its default)", not what a passage holds.
+# A flag's word is none: "(the example sets `--no-color` [2])" says what passage 2 holds.
+_NEGATION = re.compile(
+    r"(?<![\w-])(?:not|no|nothing|none|neither|nor|never|without|cannot)(?![\w-])|n[’']t\b", re.I
 )
 
 
@@ -131,7 +145,10 @@ def _sentences(text: str) -> list[str]:
 
 def is_non_answer(markdown: str) -> bool:
     """Whether ``markdown`` only says that the material does not answer (module docstring)."""
-    if _FENCE.search(markdown) or any(map(_cites_a_statement, _ASIDE.finditer(markdown))):
+    if _FENCE.search(markdown):
+        return False
+    outside = {word.casefold() for word in _WORD.findall(_ASIDE.sub(" ", markdown))}
+    if any(_cites_a_statement(aside, outside) for aside in _ASIDE.finditer(markdown)):
         return False
     sentences = _sentences(_BRACKET_MARKER.sub(_unless_numbering, markdown))
     for i, sentence in enumerate(sentences):
@@ -145,16 +162,22 @@ def is_non_answer(markdown: str) -> bool:
     return bool(sentences)
 
 
-def _cites_a_statement(aside: re.Match[str]) -> bool:
+def _cites_a_statement(aside: re.Match[str], outside: set[str]) -> bool:
     """Whether ``aside`` cites a passage for something of its own, not only points to it.
 
-    "(the example sets `--force` [2])" says what passage 2 holds; "(see [2])" says nothing.
+    "(the example sets `--force` [2])" says what passage 2 holds. "(see [2])" says nothing; nor
+    does one that opens with a word sending the reader on, "(see the tuning guide [2])", one
+    that says again what is missing, with a negation, "(depth is not given [2])", or one with no
+    word but pointing ones and those the draft says ``outside`` its asides, "The passages do not
+    give a default depth (passage [2] only mentions depth)."
     """
     held = aside.group(1)
-    if _BRACKET_MARKER.search(held) is None:
+    if _BRACKET_MARKER.search(held) is None or _NEGATION.search(held) or _POINTER.match(held):
         return False
     words = _WORD.findall(_BRACKET_MARKER.sub(" ", held))
-    return any(_POINTING_WORD.fullmatch(word) is None for word in words)
+    return any(
+        _POINTING_WORD.fullmatch(word) is None and word.casefold() not in outside for word in words
+    )
 
 
 def _goes_on(said: str) -> bool:

@@ -31,6 +31,16 @@ NON_ANSWERS = [
     "The passages do not give a default (see passage [2] above).",
     "The passages do not give a default (e.g. [1], [2]).",
     "The passages do not mention colours (or themes) [1].",
+    "The passages do not give a default depth (see the tuning guide [1]).",
+    "The passages do not give a default depth (as noted in [1]).",
+    "The passages do not give a default depth (only mentioned in passing in [1]).",
+    # An aside that says again what is missing says nothing a passage holds.
+    "The passages do not give a default depth (the default depth is not given [1]).",
+    "The passages do not give a default depth (they don't mention it [1]).",
+    "The passages do not give a default depth (neither [1] nor [2] does).",
+    "The passages do not give a default depth (passage [1] only mentions depth).",
+    "The passages do not give a default depth (the guide only mentions depth [1]).",
+    "The passages do not give a default depth (default depth [1]).",
 ]
 
 ANSWERS = [
@@ -55,6 +65,7 @@ ANSWERS = [
     # An aside citing a passage for something of its own is a statement of that passage's.
     "The passages do not give a default (the example sets `--force` [2]).",
     "The passages do not say how to colour a widget (they cover only sizes [1]).",
+    "The passages do not give a default (the example sets `--no-color` [2]).",
     # A second clause after the absence, after a colon, a dash or "because", is a statement.
     "The documentation does not describe a separate read timeout: `timeout` applies to"
     " connecting and reading alike [1].",
