@@ -101,8 +101,9 @@ _GOES_ON = re.compile(
 )
 # What a list is read by: a comma between two of its items, or the "and" or "or" that closes it.
 _LISTING = re.compile(r"(?P<comma>,)\s|\b(?:and|or)\b", re.I)
-# No split at a semicolon: what follows one is a second clause (``_GOES_ON``) all the same.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# No split at a semicolon: what follows one is a second clause (``_GOES_ON``) all the same; nor
+# after "cf.", "e.g." or "i.e.", which end no sentence: "(cf. passage [2] above)" is one aside.
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bcf\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+|\n+", re.I)
 # A marker's spaces are taken from the first of them only (``(?<!\s)``), and a fence's from
 # its line's start only: read from each space of a long run, either would read the run again.
 # What it holds is read as the checks read it, so every range they read, with any dash, goes.

@@ -30,6 +30,8 @@ NON_ANSWERS = [
     "The passages do not give a default (see [2]).",
     "The passages do not give a default (see passage [2] above).",
     "The passages do not give a default (e.g. [1], [2]).",
+    "The passages do not give a default (cf. passage [2] above).",
+    "The passages do not give a default (e.g. passage [2]).",
     "The passages do not mention colours (or themes) [1].",
     "The passages do not give a default depth (see the tuning guide [1]).",
     "The passages do not give a default depth (as noted in [1]).",
