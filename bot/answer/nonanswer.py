@@ -10,15 +10,16 @@ determiner, a qualifier or a number ("the passages", "these docs", "the provided
 own word. A sentence with a second clause (after a colon, a semicolon or a dash, opened by
 "but", "because", "instead" and the like, or after a comma that a subject, a code span or a
 word such as "so" or "only" follows; a list, "red, green or blue", with or without a comma
-before its "or", is no second clause) is a statement of its own, and a draft with one of those,
-or with a code block, is an answer. So is a draft with an aside in parentheses that cites a
-passage for something of its own, "(the example sets `--force` [2])": a citation alone makes
-no answer (the markers are read past), but that aside says what a passage holds, and shown as
-an answer it is checked against that passage, where as a decline's reason its names would be
-shown unchecked. An aside that only points, "(see [2])", or says again what is missing, with a
-negation or with no word but pointing ones and those the draft says outside it, "(passage [2]
-only mentions depth)", says nothing more. The rule errs towards showing: a real answer that
-says in passing that the passages leave something out is never turned into a decline.
+before its "or", is no second clause, unless a verb follows that "or", ``_goes_on``) is a
+statement of its own, and a draft with one of those, or with a code block, is an answer. So is
+a draft with an aside in parentheses that cites a passage for something of its own, "(the
+example sets `--force` [2])": a citation alone makes no answer (the markers are read past), but
+that aside says what a passage holds, and shown as an answer it is checked against that
+passage, where as a decline's reason its names would be shown unchecked. An aside that only
+points, "(see [2])", or says again what is missing, with a negation or with no word but
+pointing ones and those the draft says outside it, "(passage [2] only mentions depth)", says
+nothing more. The rule errs towards showing: a real answer that says in passing that the
+passages leave something out is never turned into a decline.
 
 Every pattern here reads a sentence in time linear in its length, so no reply, however long or
 odd, holds up the event loop the check runs on.
@@ -101,6 +102,16 @@ _GOES_ON = re.compile(
 )
 # What a list is read by: a comma between two of its items, or the "and" or "or" that closes it.
 _LISTING = re.compile(r"(?P<comma>,)\s|\b(?:and|or)\b", re.I)
+# A verb after a list's closing ", and" makes what follows it a clause, "red, green, and widgets
+# are grey", unless a question word makes the list, or the item it opens, that verb's subject:
+# "whether Windows, macOS, and BSD are supported", "timeouts, retries, and whether it can".
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|can|could|must|should|will|would|may|might|does|do|did)\b",
+    re.I,
+)
+_QUESTION_WORD = r"\b(?:how|what|whether|which|when|where|why|who|if)\b"
+_QUESTION = re.compile(_QUESTION_WORD, re.I)
+_QUESTION_NEXT = re.compile(rf"\s*+{_QUESTION_WORD}", re.I)
 # No split at a semicolon: what follows one is a second clause (``_GOES_ON``) all the same; nor
 # after "cf.", "e.g." or "i.e.", which end no sentence: "(cf. passage [2] above)" is one aside.
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bcf\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+|\n+", re.I)
@@ -186,17 +197,24 @@ def _goes_on(said: str) -> bool:
 
     ", and" or ", or" closes a list where an item was listed with a comma before it and the list
     was not closed since, "Windows, macOS, and BSD"; where nothing was, "X, and widgets are
-    grey", or where "and" or "or" closed the list already, "red or blue, and widgets are grey",
-    it opens a clause. Each stretch between two matches is read once, so the whole is linear.
+    grey", where "and" or "or" closed the list already, "red or blue, and widgets are grey", or
+    where a verb follows it and no question word comes before it, "red, green, and widgets are
+    grey" (not "whether Windows, macOS, and BSD are supported"), it opens a clause. Each stretch
+    between two matches is read once, so the whole is linear.
     """
     listing = False  # an item has been listed with a comma, and no "and" or "or" closed the list
     read = 0
+    last_verb = max((v.start() for v in _VERB.finditer(said)), default=-1)
+    question = _QUESTION.search(said)
+    asked = len(said) if question is None else question.start()  # the first question word
     for m in _GOES_ON.finditer(said):
         for listed in _LISTING.finditer(said, read, m.start()):
             listing = listed["comma"] is not None
         read = m.end()
         if m["joined"] is None or not listing:
             return True
+        if last_verb > m.end() and asked > m.start() and not _QUESTION_NEXT.match(said, m.end()):
+            return True  # "red, green, and widgets are grey"
         listing = False  # the list is closed: a second ", and" opens a clause
     return False
 

@@ -26,6 +26,8 @@ NON_ANSWERS = [
     "The passages do not cover Windows, macOS, and BSD.",
     "The documentation does not say whether widgets run on Windows, macOS, or BSD [1].",
     "There is no mention of Windows, macOS, or BSD in the passages.",
+    "The passages do not say whether Windows, macOS, and BSD are supported [1].",
+    "The passages do not mention timeouts, retries, and whether the depth can change.",
     # An aside that only points to a passage, or cites none, says nothing more.
     "The passages do not give a default (see [2]).",
     "The passages do not give a default (see passage [2] above).",
@@ -60,6 +62,10 @@ ANSWERS = [
     # as it does after a subject or a code span whatever came before it.
     "The passages do not mention red or blue, and widgets are grey [1].",
     "The passages do not cover Windows, macOS, and BSD, and widgets are grey [1].",
+    # So does a list's closing ", and" where a verb follows it, unless a question word before
+    # the list makes the list that verb's subject.
+    "The passages do not mention red, green, and widgets are grey [1].",
+    "The passages do not mention timeouts, retries, and the default depth is seven [1].",
     "The passages do not cover Windows, macOS, and it runs on neither [1].",
     "The passages do not cover Windows, macOS, and `widgetctl` runs on Linux only [1].",
     "The passages do not mention a `--colour` flag; widgets cannot be coloured [1].",
@@ -121,6 +127,7 @@ def test_a_long_list_is_read_once_whatever_closes_it():
     assert is_non_answer(f"The passages do not mention {items}and blue.")
     assert not is_non_answer(f"The passages do not mention {items}and blue, and grey is [1].")
     assert not is_non_answer("The passages do not mention red" + ", and" * 100_000 + ".")
+    assert is_non_answer("The passages do not say whether " + "a, b, and " * 50_000 + "c are.")
 
 
 def test_asides_are_read_once_however_many_there_are():
