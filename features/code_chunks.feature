@@ -419,6 +419,35 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "count the bits that are set" --retrieval-only --json`
     Then passage 1 is symbol "Counter.count_ones" of "numbers/src/counter.rs", kind "code", lines 3 to 4
 
+  Scenario: A template's function that names Self only in its where clause is a member, never a free function
+    Given a git repository "widening" holding "src/widen.rs":
+      """
+      macro_rules! widen_impl {
+          () => {
+              /// Widens a value to a type that holds more bits.
+              pub fn widen<T>(value: T) -> u64
+              where
+                  Self: Into<T>,
+              {
+                  0
+              }
+          };
+      }
+
+      macro_rules! narrow_impl {
+          () => {
+              /// Narrows a value to a type that holds fewer bits.
+              pub fn narrow<T>(value: T) -> u8 where Self: From<T> { 0 }
+          };
+      }
+
+      impl Counter { widen_impl!(); }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "a value to a type that holds more or fewer bits" --retrieval-only --json`
+    Then passage 1 is symbol "Counter.widen" of "widening/src/widen.rs", kind "code", lines 3 to 7
+    And no passage contains "fn narrow"
+
   Scenario: A Python fallback defined when an import fails is indexed
     When I run `python -m bot.cli ask "what happens to checksum when the compiled speedups are missing" --retrieval-only --json`
     Then passage 1 is symbol "checksum" of "tools/speedups.py", kind "code", lines 4 to 5

@@ -492,6 +492,33 @@ def test_a_templates_members_are_the_type_whose_impl_calls_it_or_left_out():
     assert spans(chunks) == [("Counter.MIN", 3, 4), ("Counter.count_ones", 5, 6), ("free", 26, 27)]
 
 
+@pytest.mark.parametrize(
+    "signature",
+    [
+        "pub fn widen<T>(value: T) -> u64\n        where\n            Self: Into<T>,\n        {",
+        "pub fn widen<T: From<Self>>(value: T) -> u64 {",
+        "pub fn widen<T>(value: T) -> u64 where T: PartialEq<Self> {",
+    ],
+)
+def test_a_template_function_naming_self_only_in_its_generics_is_a_member(signature):
+    template = f"""macro_rules! widen_impl {{
+    () => {{
+        /// Widens a value.
+        {signature}
+            0
+        }}
+    }};
+}}
+"""
+    uncalled = template.encode()
+    # No impl calls it here: it is a member of some type elsewhere, not a free function.
+    assert chunk_code("src/num.rs", uncalled) == []
+    called = (template + "impl Counter { widen_impl!(); }\n").encode()
+    chunks = chunk_code("src/num.rs", called)
+    assert_honest(called, chunks)
+    assert [c.symbol for c in chunks] == ["Counter.widen"]
+
+
 def test_a_templates_owner_is_found_in_its_own_module_and_never_in_an_unindexed_impl():
     source = b"""mod a {
     macro_rules! m { () => { pub fn helper() {} }; }

@@ -493,13 +493,20 @@ def _spliced_member(item: Node) -> bool:
     """Whether a template's item can only stand in an ``impl``: it takes ``self`` or names ``Self``.
 
     Written at a template's top level, such an item is spliced into whatever ``impl`` the macro
-    is called in (``impl u32 { int_impl!() }``), not declared where the template stands.
+    is called in (``impl u32 { int_impl!() }``), not declared where the template stands. A
+    function names ``Self`` anywhere in its signature: its generics' bounds and its ``where``
+    clause (``where Self: Sized``) as well as its parameters and result.
     """
     if item.type in ("function_item", "function_signature_item"):
         parameters = item.child_by_field_name("parameters")
         if parameters is not None and any(c.type == "self_parameter" for c in parameters.children):
             return True
-        signature = [parameters, item.child_by_field_name("return_type")]
+        signature = [
+            item.child_by_field_name("type_parameters"),
+            parameters,
+            item.child_by_field_name("return_type"),
+            *(c for c in item.children if c.type == "where_clause"),
+        ]
     elif item.type in ("const_item", "static_item"):
         signature = [item.child_by_field_name("type")]
     else:
