@@ -611,6 +611,19 @@ def test_a_template_that_does_not_read_as_items_costs_only_the_items_it_touches(
     assert [c.symbol for c in chunks] == ["kept", "LIMIT"]
 
 
+def test_a_test_only_macro_calls_items_are_not_chunked():
+    source = b"""#[cfg(test)]
+wrap! {
+    pub fn fixture() {}
+}
+#[cfg(not(test))]
+wrap! {
+    pub fn shipped() {}
+}
+"""
+    assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["shipped"]
+
+
 def test_a_macro_body_that_is_not_items_is_left_alone():
     source = b"bitflags! {\n    pub struct Flags: u32 {\n        const A = 1;\n    }\n}\n"
     assert chunk_code("src/flags.rs", source) == []

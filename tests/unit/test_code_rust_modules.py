@@ -46,6 +46,35 @@ macro_rules! m { () => { mod in_macro; } }
     ]
 
 
+def test_declarations_a_macro_call_wraps_are_read_with_the_calls_attributes():
+    text = """
+cfg_rt! {
+    /// The runtime.
+    pub mod runtime;
+}
+#[cfg(test)]
+wrap! {
+    mod fixtures;
+}
+mod inline {
+    outer! {
+        inner! {
+            #[doc(hidden)]
+            pub mod deeper;
+        }
+    }
+}
+bitflags! {
+    mod not_items: u32 { const A = 1; }
+}
+"""
+    assert module_declarations(text.encode()) == [
+        ModuleDeclaration("deeper", inline=("inline",), hidden=HIDDEN),
+        ModuleDeclaration("fixtures", hidden=TEST_ONLY),
+        ModuleDeclaration("runtime"),
+    ]
+
+
 def test_a_file_hidden_at_its_top_hides_every_module_it_declares():
     assert module_declarations(b"#![doc(hidden)]\npub mod a;\n") == [
         ModuleDeclaration("a", hidden=HIDDEN)
@@ -194,6 +223,28 @@ def test_inline_modules_and_a_commented_out_mod_name_no_file():
             },
             set(),
             id="a_file_the_library_declares_is_read_though_the_binary_tests_it",
+        ),
+        pytest.param(
+            {
+                "src/lib.rs": '#[doc(hidden)]\n#[path = "imp/mod.rs"]\nmod imp;\n'
+                'cfg_unix! {\n    #[path = "imp/unix.rs"]\n    pub mod unix;\n}\n'
+                "wrap! {\n    #[cfg(test)]\n    mod tests;\n}\n",
+                "src/imp/mod.rs": "",
+                "src/imp/unix.rs": "pub struct Fd;\n",
+                "src/tests.rs": "pub fn case() {}\n",
+            },
+            {"src/imp/mod.rs", "src/tests.rs"},
+            id="a_mod_a_macro_call_wraps_is_read_as_one_written_without_it",
+        ),
+        pytest.param(
+            {
+                "src/lib.rs": "cfg_net! {\n    pub mod net;\n    pub mod tests;\n}\n",
+                # Its tests are under a tests/ directory, which is not indexed.
+                "src/net.rs": "#[cfg(test)]\nmod tests;\n",
+                "src/tests.rs": "pub fn public_helper() {}\n",
+            },
+            set(),
+            id="a_module_a_macro_call_declares_is_no_crate_root",
         ),
     ],
 )

@@ -375,7 +375,9 @@ def _item(
     elif kind == "macro_invocation" and scope.owner:
         macros.called(scope, item, "" if scope.in_trait else scope.owner)
     elif kind == "macro_invocation":
-        inside = _macro_items(item, lines)
+        if any(compiled_only_for_tests(a) for a in attributes):
+            return  # ``#[cfg(test)] wrap! { ... }``: the call, all it wraps, is for tests
+        inside = macro_items(item, lines)
         if inside:
             pending.append(scope.nested(inside, items_only=True))
 
@@ -391,7 +393,7 @@ def _members_unindexed(item: Node, hidden: bool) -> bool:
     return item.type == "trait_item" and (hidden or not _public(item))
 
 
-def _macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
+def macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
     """The items a macro call wraps in braces, or none when its body is not items.
 
     Crates declare much of their API inside macro calls: ``pin_project! { pub struct Sleep

@@ -22,7 +22,9 @@ hides the modules it declares likewise.
 
 A file no ``mod`` names, a crate root elsewhere than ``lib.rs`` or ``main.rs``
 (``src/bin/tool.rs``), resolves its modules beside itself when nothing sits under its own
-name; a module's file never does. Declarations a macro call wraps are not read.
+name; a module's file never does. Declarations a macro call wraps in braces are read as the
+chunker reads that call's items (``bot.corpus.code.rust.macro_items``): tokio's ``cfg_rt! {
+pub mod runtime; }``; the call's own attributes hold for each of them.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from bot.corpus.code.rust import (
     TEST_ONLY,
     attribute_named,
     attributes_above,
+    macro_items,
     why_hidden,
     why_hidden_at_top,
 )
@@ -78,7 +81,8 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
     """The ``mod name;`` declarations of one Rust file's bytes, in inline modules too."""
     if not _OUT_OF_LINE_MOD.search(data):
         return []
-    root = parse("rust", SourceLines(data)).root_node
+    lines = SourceLines(data)
+    root = parse("rust", lines).root_node
     found = []
     pending: list[tuple[Sequence[Node], tuple[str, ...], tuple[str | None, ...], str]] = [
         (root.children, (), (), why_hidden_at_top(root.children))
@@ -86,10 +90,15 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
     while pending:
         items, inline, paths, hidden = pending.pop()
         for index, item in enumerate(items):
-            if item.type != "mod_item":
+            if item.type not in ("mod_item", "macro_invocation"):
                 continue
             attributes = attributes_above(items, index)
             why = hidden or why_hidden(attributes)
+            if item.type == "macro_invocation":
+                # ``cfg_rt! { pub mod runtime; }``: read as the chunker reads it, and what the
+                # call's attributes say of it (``#[cfg(test)]``) holds for all it wraps.
+                pending.append((macro_items(item, lines), inline, paths, why))
+                continue
             name = text_of(item.child_by_field_name("name")).removeprefix("r#")
             body = item.child_by_field_name("body")
             path = _path_of(attributes)
