@@ -379,6 +379,24 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "future that completes once its deadline has passed" --retrieval-only --json`
     Then passage 1 is symbol "Sleep" of "codec/src/time.rs", kind "code", lines 2 to 6
 
+  Scenario: The items of a cfg_if! branch are indexed, those of a branch only tests compile are not
+    Given a git repository "files" holding "src/sys.rs":
+      """
+      cfg_if::cfg_if! {
+          if #[cfg(unix)] {
+              /// Locks a whole file against other processes until the guard is dropped.
+              pub fn lock_file() {}
+          } else if #[cfg(test)] {
+              /// Locks a whole file in memory only, for tests of the crates using this one.
+              pub fn lock_file_in_memory() {}
+          }
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "lock a whole file" --retrieval-only --json`
+    Then passage 1 is symbol "lock_file" of "files/src/sys.rs", kind "code", lines 3 to 4
+    And no passage contains "lock_file_in_memory"
+
   Scenario: A public item a crate's own macro template declares is indexed
     Given a git repository "matcher" holding "src/set.rs":
       """

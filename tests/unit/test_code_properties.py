@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from bot.corpus.code import Unchunkable, chunk_code
 from bot.corpus.code.fstrings import without_fstrings
+from bot.corpus.code.rust_modules import module_declarations
 from tests.unit.codechecks import assert_honest
 
 PATHS = ("pkg/file.go", "pkg/module.py", "src/lib.rs")
@@ -87,6 +88,11 @@ FRAGMENTS = {
         "mod m {\n",
         "cfg_rt! {\n",
         "pin_project! {\n",
+        "cfg_if! {\n",
+        "if #[cfg(unix)] {\n",
+        "} else if #[cfg(test)] {\n",
+        "} else {\n",
+        "mod m;\n",
         "macro_rules! m {\n",
         "($x:ident) => {\n",
         "$(#[$a])*\n",
@@ -151,6 +157,13 @@ def test_python_like_fragments(data):
 @given(data=source_like("rust"))
 def test_rust_like_fragments(data):
     chunk_or_refuse("src/lib.rs", data)
+
+
+@SETTINGS
+@given(data=st.one_of(source_like("rust"), st.binary(max_size=2000)))
+def test_rust_module_declarations_never_raise(data):
+    for declaration in module_declarations(data):
+        assert declaration.name
 
 
 # Programs that parse, with hostile content where the grammar allows anything: comments
@@ -306,7 +319,7 @@ def rust_program(draw):
     for _ in range(draw(st.integers(min_value=0, max_value=8))):
         name = draw(NAMES).encode()
         doc = [b"/// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
-        kinds = ["fn", "struct", "impl", "trait", "const", "mod", "extern", "macro"]
+        kinds = ["fn", "struct", "impl", "trait", "const", "mod", "extern", "macro", "cfg_if"]
         kind = draw(st.sampled_from(kinds))
         if kind == "fn":
             item = [b"pub fn " + name + b"() {" + draw(braces()) + b"}"]
@@ -344,6 +357,18 @@ def rust_program(draw):
                 b"            pub fn m(x: $t) $(+ $b)* {" + draw(braces()) + b"}",
                 b"        }",
                 b"    };",
+                b"}",
+            ]
+        elif kind == "cfg_if":
+            cfg = draw(st.sampled_from([b"unix", b"test", b"not(test)", b'feature = "x"']))
+            item = [
+                b"cfg_if::cfg_if! {",
+                b"    if #[cfg(" + cfg + b")] {",
+                *[b"        " + line for line in doc],
+                b"        pub fn " + name + b"() {" + draw(braces()) + b"}",
+                b"    } else {",
+                b"        pub mod " + name.lower() + b";",
+                b"    }",
                 b"}",
             ]
         else:

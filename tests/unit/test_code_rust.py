@@ -624,6 +624,40 @@ wrap! {
     assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["shipped"]
 
 
+CFG_IF = b"""cfg_if::cfg_if! {
+    if #[cfg(unix)] {
+        /// Opens a file the Unix way.
+        pub fn open() {}
+    } else if #[cfg(test)] {
+        pub fn fixture() {}
+    } else {
+        /// Opens a file some other way.
+        pub fn open() {}
+    }
+}
+
+cfg_if! {
+    if #[cfg(not(test))] {
+        pub fn shipped() {}
+    } else {
+        pub fn only_in_tests() {}
+    }
+}
+
+cfg_if! {
+    if #[cfg(unix)] { pub fn unread() {} } else { pub fn unread() {} } trailing
+}
+"""
+
+
+def test_the_branches_of_a_cfg_if_chain_are_chunked_but_those_only_tests_compile():
+    chunks = chunk_code("src/fs.rs", CFG_IF)
+    assert_honest(CFG_IF, chunks)
+    # The second chain's else branch holds only when not(not(test)) does; the third chain
+    # is not cfg_if's syntax, so none of it is read.
+    assert spans(chunks) == [("open", 3, 4), ("open", 8, 9), ("shipped", 15, 15)]
+
+
 def test_a_macro_body_that_is_not_items_is_left_alone():
     source = b"bitflags! {\n    pub struct Flags: u32 {\n        const A = 1;\n    }\n}\n"
     assert chunk_code("src/flags.rs", source) == []

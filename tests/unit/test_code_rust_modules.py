@@ -75,6 +75,29 @@ bitflags! {
     ]
 
 
+def test_the_modules_a_cfg_if_chain_declares_are_test_only_where_only_tests_compile_them():
+    text = """
+cfg_if! {
+    if #[cfg(unix)] {
+        mod unix;
+    } else if #[cfg(any(test, windows))] {
+        mod windows;
+    } else if #[cfg(test)] {
+        mod fixtures;
+    } else {
+        #[doc(hidden)]
+        mod other;
+    }
+}
+"""
+    assert sorted(module_declarations(text.encode()), key=lambda d: d.name) == [
+        ModuleDeclaration("fixtures", hidden=TEST_ONLY),
+        ModuleDeclaration("other", hidden=HIDDEN),
+        ModuleDeclaration("unix"),
+        ModuleDeclaration("windows"),
+    ]
+
+
 def test_a_file_hidden_at_its_top_hides_every_module_it_declares():
     assert module_declarations(b"#![doc(hidden)]\npub mod a;\n") == [
         ModuleDeclaration("a", hidden=HIDDEN)

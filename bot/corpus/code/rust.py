@@ -17,8 +17,9 @@ Rules, the Go ones carried over to Rust's conventions:
 - the ``pub`` items of an ``extern "C" { ... }`` block, a foreign function's signature or a
   foreign ``static``, are chunks as those written in Rust are, Rust 2024's ``unsafe extern``
   blocks with their ``safe fn`` and ``unsafe static`` items included (``rust_newer``);
-- so are the items inside a macro call's braces, and those a ``macro_rules!`` template of the
-  crate's own writes out (once per template, not per call), unless the caller names them;
+- so are the items inside a macro call's braces, a ``cfg_if!`` chain's branches included
+  (``rust_wrappers``), and those a ``macro_rules!`` template of the crate's own writes out
+  (once per template, not per call), unless the caller names them;
 - modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``, any
   ``cfg`` that cannot hold without ``test``: ``bot.corpus.code.rust_cfg``; a module or file
   saying so at its top, ``#![cfg(test)]``, too) and files whose header says they were
@@ -39,6 +40,7 @@ from tree_sitter import Node
 from bot.corpus.chunk import Chunk
 from bot.corpus.code.rust_cfg import only_for_tests
 from bot.corpus.code.rust_newer import extern_item_qualifiers
+from bot.corpus.code.rust_wrappers import macro_items
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
 from bot.corpus.code.syntax import (
     blank,
@@ -377,9 +379,9 @@ def _item(
     elif kind == "macro_invocation":
         if any(compiled_only_for_tests(a) for a in attributes):
             return  # ``#[cfg(test)] wrap! { ... }``: the call, all it wraps, is for tests
-        inside = macro_items(item, lines)
-        if inside:
-            pending.append(scope.nested(inside, items_only=True))
+        for inside in macro_items(item, lines):  # a group per ``cfg_if!`` branch
+            if not inside.only_for_tests:
+                pending.append(scope.nested(inside.items, items_only=True))
 
 
 def _members_unindexed(item: Node, hidden: bool) -> bool:
@@ -391,23 +393,6 @@ def _members_unindexed(item: Node, hidden: bool) -> bool:
     if item.type == "impl_item":
         return hidden or item.child_by_field_name("trait") is not None
     return item.type == "trait_item" and (hidden or not _public(item))
-
-
-def macro_items(call: Node, lines: SourceLines) -> Sequence[Node]:
-    """The items a macro call wraps in braces, or none when its body is not items.
-
-    Crates declare much of their API inside macro calls: ``pin_project! { pub struct Sleep
-    ... }``, or tokio's ``cfg_rt! { pub fn spawn ... }``, which only add attributes. The
-    grammar sees a token tree there, so the text between the braces is parsed again on its
-    own, keeping the file's offsets and lines. A body that does not parse as items
-    (``bitflags!``'s own syntax, an expression) is not guessed at.
-    """
-    tree = next((c for c in call.children if c.type == "token_tree"), None)
-    if tree is None or tree.child_count < 3 or tree.children[0].type != "{":
-        return ()
-    opening, closing = tree.children[0], tree.children[-1]
-    root = parse_between("rust", lines, opening, closing, extern_item_qualifiers).root_node
-    return () if root.has_error else root.children
 
 
 def _templates(macros: _Macros, lines: SourceLines) -> Iterator[_Scope]:

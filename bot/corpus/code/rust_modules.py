@@ -23,8 +23,9 @@ hides the modules it declares likewise.
 A file no ``mod`` names, a crate root elsewhere than ``lib.rs`` or ``main.rs``
 (``src/bin/tool.rs``), resolves its modules beside itself when nothing sits under its own
 name; a module's file never does. Declarations a macro call wraps in braces are read as the
-chunker reads that call's items (``bot.corpus.code.rust.macro_items``): tokio's ``cfg_rt! {
-pub mod runtime; }``; the call's own attributes hold for each of them.
+chunker reads that call's items (``bot.corpus.code.rust_wrappers``): tokio's ``cfg_rt! {
+pub mod runtime; }``, or each branch of a ``cfg_if!`` chain that the library compiles; the
+call's own attributes hold for each of them.
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ from bot.corpus.code.rust import (
     TEST_ONLY,
     attribute_named,
     attributes_above,
-    macro_items,
     why_hidden,
     why_hidden_at_top,
 )
+from bot.corpus.code.rust_wrappers import macro_items
 from bot.corpus.code.source import SourceLines
 from bot.corpus.code.syntax import parse, text_of
 
@@ -97,7 +98,10 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
             if item.type == "macro_invocation":
                 # ``cfg_rt! { pub mod runtime; }``: read as the chunker reads it, and what the
                 # call's attributes say of it (``#[cfg(test)]``) holds for all it wraps.
-                pending.append((macro_items(item, lines), inline, paths, why))
+                pending.extend(
+                    (group.items, inline, paths, why or (TEST_ONLY if group.only_for_tests else ""))
+                    for group in macro_items(item, lines)
+                )
                 continue
             name = text_of(item.child_by_field_name("name")).removeprefix("r#")
             body = item.child_by_field_name("body")
