@@ -622,6 +622,27 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "sample path shared with the crates that test against this one" --retrieval-only --json`
     Then passage 1 is symbol "SHARED_PATH_FIXTURE" of "paths/src/lib.rs", kind "code", lines 11 to 12
 
+  Scenario: A Rust module no target compiles is not indexed, one a single family compiles is
+    Given a git repository "clocks" holding "src/lib.rs":
+      """
+      #[cfg(all(unix, windows))]
+      pub mod disabled {
+          /// The monotonic clock of a platform that is both Unix and Windows.
+          pub const IMPOSSIBLE_CLOCK_SOURCE: &str = "none";
+      }
+
+      #[cfg(all(unix, not(target_os = "macos")))]
+      pub mod posix {
+          /// The monotonic clock a POSIX system reads for timeouts.
+          pub const POSIX_CLOCK_SOURCE: &str = "CLOCK_MONOTONIC";
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "monotonic clock source of a platform" --retrieval-only --json`
+    Then no passage contains "IMPOSSIBLE_CLOCK_SOURCE"
+    When I run `python -m bot.cli ask "monotonic clock a POSIX system reads for timeouts" --retrieval-only --json`
+    Then passage 1 is symbol "POSIX_CLOCK_SOURCE" of "clocks/src/lib.rs", kind "code", lines 9 to 10
+
   Scenario: A Rust file compiled only for tests by its own first line is not indexed
     Given a git repository "paths" holding "src/support.rs":
       """

@@ -1,4 +1,4 @@
-"""A Rust ``cfg`` predicate is test-only when it cannot hold without ``test``."""
+"""A Rust ``cfg`` predicate is test-only when it cannot hold without ``test``, on any target."""
 
 import pytest
 
@@ -25,6 +25,42 @@ from bot.corpus.code.rust_cfg import only_for_tests
 )
 def test_a_predicate_that_cannot_hold_without_test_is_test_only(predicate):
     assert only_for_tests(predicate)
+
+
+# No target is unix and windows at once, or two systems, or Linux and not unix: an item so
+# configured is compiled for no target, and no library holds it either.
+@pytest.mark.parametrize(
+    "predicate",
+    [
+        "all(unix, windows)",
+        "all(windows, any(unix, test))",
+        'all(target_family = "windows", target_family = "wasm")',
+        'all(unix, not(target_family = "unix"))',
+        'all(target_os = "linux", windows)',
+        'all(target_os = "linux", target_os = "macos")',
+        'all(target_os = "linux", not(unix))',
+        'all(target_os = "windows", target_os = "fuchsia")',
+    ],
+)
+def test_a_predicate_that_holds_on_no_target_is_test_only(predicate):
+    assert only_for_tests(predicate)
+
+
+@pytest.mark.parametrize(
+    "predicate",
+    [
+        'all(unix, target_family = "wasm")',  # emscripten is both
+        'all(unix, target_os = "fuchsia")',  # a system this does not know may be unix
+        'all(target_os = "fuchsia", not(target_os = "redox"))',
+        'all(windows, target_env = "gnu")',
+        'all(unix, target_family = "itron")',
+        "all(unix, not(windows))",
+        'any(windows, target_os = "linux")',
+        'all(not(unix), not(windows), not(target_family = "wasm"))',  # bare metal
+    ],
+)
+def test_a_predicate_that_holds_on_some_target_is_not(predicate):
+    assert not only_for_tests(predicate)
 
 
 @pytest.mark.parametrize(

@@ -222,7 +222,7 @@ def hides_from_docs(attribute_item: Node) -> bool:
 
 
 def compiled_only_for_tests(attribute_item: Node) -> bool:
-    """``#[cfg(...)]`` whose item is compiled only for tests.
+    """``#[cfg(...)]`` whose item is compiled only for tests, or for no target at all.
 
     ``cfg(test)``, clap's ``cfg(all(test, feature = "suggestions"))``, and
     ``cfg(all(any(unix, windows), test))``; not ``cfg(not(test))`` or ``cfg(any(test, ...))``,

@@ -2,24 +2,63 @@
 
 An item under ``#[cfg(P)]`` is compiled only for tests when every configuration in which
 ``P`` holds has ``test`` set: when ``P`` cannot hold with ``test`` unset. So ``P`` is
-evaluated with ``test`` false and every other option (``unix``, ``feature = "x"``) unknown,
-in three-valued logic: ``all`` is false once one of its predicates is, ``any`` once all of
-them are, ``not`` swaps true and false and leaves unknown alone. A predicate that comes out
-false then holds with ``test`` alone (``all(any(unix, windows), test)``); one that comes out
-true or unknown is compiled into the library too (``not(test)``, ``any(test, feature =
-"x")``).
+evaluated with ``test`` false, in three-valued logic: ``all`` is false once one of its
+predicates is, ``any`` once all of them are, ``not`` swaps true and false and leaves unknown
+alone. A predicate that comes out false then holds with ``test`` alone (``all(any(unix,
+windows), test)``); one that comes out true or unknown is compiled into the library too
+(``not(test)``, ``any(test, feature = "x")``).
 
-Unknown options are taken as independent, so a predicate false only because two options
-exclude each other (``all(unix, windows)``) is not seen as test-only: such an item is kept,
-which costs a passage, never a lost one. A predicate that does not read is kept too.
+It is evaluated once for each kind of target (``_TARGETS``), which settles the options that
+exclude each other: no target is both ``unix`` and ``windows``, or has two ``target_os``,
+and each of a few well-known systems has one family (``target_os = "linux"`` is ``unix``).
+A predicate false on every target, ``all(unix, windows)``, is compiled for none, and so for
+no library either: its item is no API, as a test-only one is. Every other option
+(``feature = "x"``, ``target_arch``, an OS or family this does not know) stays unknown and
+independent of the rest, so an item is kept whenever it might compile, which costs a
+passage, never a lost one. A predicate that does not read is kept too.
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 # Three-valued truth: True, False, or None for "depends on options other than test".
 _Truth = bool | None
+
+
+class _Target(NamedTuple):
+    """A kind of target: its ``target_family`` values, and its ``target_os`` if well known."""
+
+    families: frozenset[str]
+    os: str | None  # None: any system not in _SYSTEMS
+
+
+_FAMILIES = frozenset({"unix", "windows", "wasm"})
+# The family of each system whose every target has that one: not so for others (wasm32's
+# emscripten is both unix and wasm).
+_SYSTEMS = {"windows": "windows"} | {
+    system: "unix"
+    for system in (
+        "linux",
+        "android",
+        "macos",
+        "ios",
+        "freebsd",
+        "netbsd",
+        "openbsd",
+        "dragonfly",
+        "illumos",
+        "solaris",
+    )
+}
+_TARGETS = (
+    *(_Target(frozenset({family}), system) for system, family in _SYSTEMS.items()),
+    *(
+        _Target(frozenset(families), None)
+        for families in ({"unix"}, {"windows"}, {"wasm"}, {"unix", "wasm"}, set())
+    ),
+)
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -44,10 +83,10 @@ def only_for_tests(predicate: str) -> bool:
     """
     try:
         tokens = _tokens(predicate)
-        value, at = _predicate(tokens, 0, 0)
+        values = [_predicate(tokens, 0, 0, target) for target in _TARGETS]
     except _Unreadable:
         return False
-    return at == len(tokens) and value is False
+    return all(at == len(tokens) and value is False for value, at in values)
 
 
 def _tokens(text: str) -> list[str]:
@@ -61,8 +100,8 @@ def _tokens(text: str) -> list[str]:
     return tokens
 
 
-def _predicate(tokens: list[str], at: int, depth: int) -> tuple[_Truth, int]:
-    """The truth of the predicate starting at token ``at``, and the index past it."""
+def _predicate(tokens: list[str], at: int, depth: int, target: _Target) -> tuple[_Truth, int]:
+    """The truth on ``target`` of the predicate starting at token ``at``, and the index past it."""
     if depth > _MAX_DEPTH or at >= len(tokens) or not _is_name(tokens[at]):
         raise _Unreadable("a predicate must start with a name")
     name = tokens[at].removeprefix("r#")
@@ -70,18 +109,18 @@ def _predicate(tokens: list[str], at: int, depth: int) -> tuple[_Truth, int]:
     if after == "=":  # ``feature = "x"``: an option with a value, never ``test``
         if at + 2 >= len(tokens) or not tokens[at + 2].startswith('"'):
             raise _Unreadable("an option's value must be a string")
-        return None, at + 3
+        return _valued_option(name, tokens[at + 2][1:-1], target), at + 3
     if after != "(":
-        return _option(name), at + 1
-    values, at = _arguments(tokens, at + 2, depth + 1)
+        return _option(name, target), at + 1
+    values, at = _arguments(tokens, at + 2, depth + 1, target)
     return _combined(name, values), at
 
 
-def _arguments(tokens: list[str], at: int, depth: int) -> tuple[list[_Truth], int]:
+def _arguments(tokens: list[str], at: int, depth: int, target: _Target) -> tuple[list[_Truth], int]:
     """The predicates between brackets from token ``at``, and the index past the ``)``."""
     values: list[_Truth] = []
     while at < len(tokens) and tokens[at] != ")":
-        value, at = _predicate(tokens, at, depth)
+        value, at = _predicate(tokens, at, depth, target)
         values.append(value)
         if at < len(tokens) and tokens[at] == ",":
             at += 1
@@ -92,11 +131,21 @@ def _arguments(tokens: list[str], at: int, depth: int) -> tuple[list[_Truth], in
     return values, at + 1
 
 
-def _option(name: str) -> _Truth:
+def _option(name: str, target: _Target) -> _Truth:
     if name == "test":
         return False
     if name in ("true", "false"):  # ``cfg(true)``, ``cfg(false)``
         return name == "true"
+    if name in ("unix", "windows"):  # short for ``target_family = "unix"``
+        return name in target.families
+    return None
+
+
+def _valued_option(name: str, value: str, target: _Target) -> _Truth:
+    if name == "target_family" and value in _FAMILIES:
+        return value in target.families
+    if name == "target_os" and (value in _SYSTEMS or target.os is not None):
+        return value == target.os  # a system this does not know is none of those it does
     return None
 
 
