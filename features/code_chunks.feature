@@ -437,6 +437,22 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "count the bits that are set" --retrieval-only --json`
     Then passage 1 is symbol "Counter.count_ones" of "numbers/src/counter.rs", kind "code", lines 3 to 4
 
+  Scenario: A template's impl of a type under $crate is that type's
+    Given a git repository "versions" holding "src/parse.rs":
+      """
+      macro_rules! impl_parse {
+          () => {
+              impl $crate::Version {
+                  /// Parses a version written as major, minor and patch numbers.
+                  pub fn parse_str(text: &str) -> Self { todo!() }
+              }
+          };
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "parse a version written as major minor and patch numbers" --retrieval-only --json`
+    Then passage 1 is symbol "Version.parse_str" of "versions/src/parse.rs", kind "code", lines 4 to 5
+
   Scenario: A template's function that names Self only in its where clause is a member, never a free function
     Given a git repository "widening" holding "src/widen.rs":
       """

@@ -563,6 +563,32 @@ pub fn beside() {{}}
     assert spans(chunk_code("src/lib.rs", source)) == [("beside", 8, 9)]
 
 
+def test_a_templates_impl_is_for_the_type_its_path_ends_in():
+    source = b"""macro_rules! impl_parse {
+    ($t:ty) => {
+        impl $crate::Version {
+            /// Parses a version.
+            pub fn parse_str(text: &str) -> Self { todo!() }
+        }
+        impl<T> $crate::de::Wrapper<T> {
+            /// Unwraps it.
+            pub fn into_inner(self) -> T { todo!() }
+        }
+        impl<'a> &'a $t {
+            pub fn by_ref() {}
+        }
+        impl $t {
+            pub fn by_value() {}
+        }
+    };
+}
+"""
+    chunks = chunk_code("src/lib.rs", source)
+    assert_honest(source, chunks)
+    # $crate is the defining crate's own path; the caller's type has no name to search by.
+    assert spans(chunks) == [("Version.parse_str", 4, 5), ("Wrapper.into_inner", 8, 9)]
+
+
 def test_a_test_only_module_a_template_names_by_its_caller_is_not_read():
     source = b"""macro_rules! with_tests {
     ($name:ident) => {

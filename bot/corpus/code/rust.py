@@ -502,8 +502,15 @@ def _spliced_member(item: Node) -> bool:
 
 
 def _named_by_metavariable(item: Node, template: _Template) -> bool:
-    """Whether a template's item (or the type an ``impl`` is for) is named ``$something``."""
-    name = item.child_by_field_name("name") or item.child_by_field_name("type")
+    """Whether a template's item (or the type an ``impl`` is for) is named ``$something``.
+
+    An ``impl`` is for the type its path ends in: ``impl $crate::Version`` is ``Version``'s,
+    ``$crate`` being only the defining crate's path; ``impl &$t`` is the caller's type's.
+    """
+    if item.type == "impl_item":
+        name = _type_name_node(item.child_by_field_name("type"))
+    else:
+        name = item.child_by_field_name("name")
     return name is not None and name.start_byte in template.metavariables
 
 
@@ -542,11 +549,17 @@ def _type_name(node: Node | None) -> str:
     An ``impl dyn Trait`` block adds methods to the trait object (``downcast_ref`` on
     ``dyn Error``); rustdoc lists them on the trait's page, so they are the trait's.
     """
+    name = _type_name_node(node)
+    return "" if name is None else text_of(name)
+
+
+def _type_name_node(node: Node | None) -> Node | None:
+    """The node of the name ``_type_name`` reads, or ``None``."""
     for _ in range(8):  # wrappers nest a few levels deep at most
         if node is None:
-            return ""
+            return None
         if node.type in ("type_identifier", "primitive_type"):
-            return text_of(node)
+            return node
         if node.type == "scoped_type_identifier":
             node = node.child_by_field_name("name")
         elif node.type == "generic_type":
@@ -557,4 +570,4 @@ def _type_name(node: Node | None) -> str:
             node = node.named_children[0] if node.named_children else None
         else:
             node = node.child_by_field_name("type")
-    return ""
+    return None
