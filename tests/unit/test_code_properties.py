@@ -347,13 +347,14 @@ def rust_program(draw):
             item = [block, *[b"    " + line for line in doc], *inner, b"}"]
         elif kind == "macro":
             repeated = draw(st.sampled_from([b"$(#[$a])*", b"$(", b"$($x),+ $(", b""]))
+            impl_targets = [name, b"$t", b"$crate::" + name, b"&$t"]
             item = [
                 b"macro_rules! " + name.lower() + b" {",
                 b"    ($t:ty, $(#[$a:meta])*) => {",
                 *[b"        " + line for line in doc],
                 b"        " + repeated,
                 b"        pub struct " + name + b"(Vec<$t>);",
-                b"        impl " + draw(st.sampled_from([name, b"$t"])) + b" {",
+                b"        impl " + draw(st.sampled_from(impl_targets)) + b" {",
                 b"            pub fn m(x: $t) $(+ $b)* {" + draw(braces()) + b"}",
                 b"        }",
                 b"    };",
