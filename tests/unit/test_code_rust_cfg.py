@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.corpus.code.rust_cfg import only_for_tests
+from bot.corpus.code.rust_cfg import for_no_target, only_for_tests
 
 
 @pytest.mark.parametrize(
@@ -21,6 +21,7 @@ from bot.corpus.code.rust_cfg import only_for_tests
         "any(false, test)",
         "false",
         "all(true, test)",
+        "all(windows, any(unix, test))",  # a Windows test
     ],
 )
 def test_a_predicate_that_cannot_hold_without_test_is_test_only(predicate):
@@ -33,7 +34,6 @@ def test_a_predicate_that_cannot_hold_without_test_is_test_only(predicate):
     "predicate",
     [
         "all(unix, windows)",
-        "all(windows, any(unix, test))",
         'all(target_family = "windows", target_family = "wasm")',
         'all(unix, not(target_family = "unix"))',
         'all(target_os = "linux", windows)',
@@ -44,6 +44,16 @@ def test_a_predicate_that_cannot_hold_without_test_is_test_only(predicate):
 )
 def test_a_predicate_that_holds_on_no_target_is_test_only(predicate):
     assert only_for_tests(predicate)
+    assert for_no_target(predicate)
+
+
+@pytest.mark.parametrize(
+    "predicate",
+    ["test", "all(test, unix)", "all(any(unix, windows), test)", "all(windows, any(unix, test))"],
+)
+def test_a_predicate_tests_compile_is_for_some_target(predicate):
+    """The log says such a module is compiled only for tests, not that no target compiles it."""
+    assert not for_no_target(predicate)
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ import pytest
 
 from bot.corpus.code.rust_modules import (
     HIDDEN,
+    NO_TARGET,
     TEST_ONLY,
     ModuleDeclaration,
     hidden_files,
@@ -80,10 +81,10 @@ def test_the_modules_a_cfg_if_chain_declares_are_test_only_where_only_tests_comp
 cfg_if! {
     if #[cfg(unix)] {
         mod unix;
-    } else if #[cfg(any(test, windows))] {
-        mod windows;
     } else if #[cfg(test)] {
         mod fixtures;
+    } else if #[cfg(any(test, windows))] {
+        mod windows;
     } else {
         #[doc(hidden)]
         mod other;
@@ -96,6 +97,35 @@ cfg_if! {
         ModuleDeclaration("unix"),
         ModuleDeclaration("windows"),
     ]
+
+
+def test_a_module_no_target_compiles_is_logged_as_such_not_as_a_test_one():
+    text = """
+#[cfg(all(unix, windows))]
+mod never;
+#[cfg(all(windows, any(unix, test)))]
+mod windows_tests;
+cfg_if! {
+    if #[cfg(unix)] {
+        mod unix;
+    } else if #[cfg(all(target_os = "linux", not(test)))] {
+        mod unreachable;
+    }
+}
+"""
+    assert sorted(module_declarations(text.encode()), key=lambda d: d.name) == [
+        ModuleDeclaration("never", hidden=NO_TARGET),
+        ModuleDeclaration("unix"),
+        ModuleDeclaration("unreachable", hidden=NO_TARGET),
+        ModuleDeclaration("windows_tests", hidden=TEST_ONLY),
+    ]
+    assert module_declarations(b"#![cfg(any())]\nmod a;\n") == [
+        ModuleDeclaration("a", hidden=NO_TARGET)
+    ]
+    files = {"src/lib.rs": module_declarations(text.encode()), "src/never.rs": []}
+    assert hidden_files(files, files) == {
+        "src/never.rs": "its module is compiled for no target (mod never in src/lib.rs)"
+    }
 
 
 def test_a_file_hidden_at_its_top_hides_every_module_it_declares():

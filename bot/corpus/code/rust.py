@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from bot.corpus.chunk import Chunk
-from bot.corpus.code.rust_cfg import only_for_tests
+from bot.corpus.code.rust_cfg import for_no_target, only_for_tests
 from bot.corpus.code.rust_newer import extern_item_qualifiers
 from bot.corpus.code.rust_wrappers import macro_items
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
@@ -58,6 +58,7 @@ _WHOLE_ITEMS = ("struct_item", "enum_item", "union_item", "type_item")
 # Why an item is left out, for the log.
 HIDDEN = "hidden from the API docs"
 TEST_ONLY = "compiled only for tests"
+NO_TARGET = "compiled for no target"
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,10 +233,18 @@ def compiled_only_for_tests(attribute_item: Node) -> bool:
     return arguments is not None and only_for_tests(text_of(arguments)[1:-1])
 
 
+def compiled_for_no_target(attribute_item: Node) -> bool:
+    """``#[cfg(...)]`` whose item no target compiles, tests or not: ``cfg(all(unix, windows))``."""
+    arguments = _arguments(attribute_item, "cfg")
+    return arguments is not None and for_no_target(text_of(arguments)[1:-1])
+
+
 def why_hidden(attributes: Sequence[Node]) -> str:
-    """Why an item with these attributes is left out (``HIDDEN``, ``TEST_ONLY``), or ``""``."""
+    """Why attributes leave an item out (``HIDDEN``, ``NO_TARGET``, ``TEST_ONLY``), or ``""``."""
     if any(hides_from_docs(a) for a in attributes):
         return HIDDEN
+    if any(compiled_for_no_target(a) for a in attributes):
+        return NO_TARGET
     if any(compiled_only_for_tests(a) for a in attributes):
         return TEST_ONLY
     return ""

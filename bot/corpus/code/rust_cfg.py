@@ -28,10 +28,11 @@ _Truth = bool | None
 
 
 class _Target(NamedTuple):
-    """A kind of target: its ``target_family`` values, and its ``target_os`` if well known."""
+    """A kind of target: its ``target_family`` values, its ``target_os`` if well known, tests."""
 
     families: frozenset[str]
     os: str | None  # None: any system not in _SYSTEMS
+    test: bool = False
 
 
 _FAMILIES = frozenset({"unix", "windows", "wasm"})
@@ -80,10 +81,24 @@ def only_for_tests(predicate: str) -> bool:
     """Whether ``#[cfg(predicate)]`` compiles its item only when compiling tests.
 
     ``predicate`` is the text between ``cfg``'s brackets, ``all(any(unix, windows), test)``.
+    True as well for one compiled for no target at all (``for_no_target``).
     """
+    return _false_on(predicate, _TARGETS)
+
+
+def for_no_target(predicate: str) -> bool:
+    """Whether ``#[cfg(predicate)]`` compiles its item for no target, tests or not.
+
+    ``all(unix, windows)``, or ``any()``: such an item is no API, and no test's either.
+    """
+    return _false_on(predicate, (*_TARGETS, *(t._replace(test=True) for t in _TARGETS)))
+
+
+def _false_on(predicate: str, targets: tuple[_Target, ...]) -> bool:
+    """Whether the predicate reads, and is false on each of ``targets``."""
     try:
         tokens = _tokens(predicate)
-        values = [_predicate(tokens, 0, 0, target) for target in _TARGETS]
+        values = [_predicate(tokens, 0, 0, target) for target in targets]
     except _Unreadable:
         return False
     return all(at == len(tokens) and value is False for value, at in values)
@@ -133,7 +148,7 @@ def _arguments(tokens: list[str], at: int, depth: int, target: _Target) -> tuple
 
 def _option(name: str, target: _Target) -> _Truth:
     if name == "test":
-        return False
+        return target.test
     if name in ("true", "false"):  # ``cfg(true)``, ``cfg(false)``
         return name == "true"
     if name in ("unix", "windows"):  # short for ``target_family = "unix"``

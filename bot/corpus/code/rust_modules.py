@@ -39,18 +39,20 @@ from tree_sitter import Node
 
 from bot.corpus.code.rust import (
     HIDDEN,
+    NO_TARGET,
     TEST_ONLY,
     attribute_named,
     attributes_above,
     why_hidden,
     why_hidden_at_top,
 )
-from bot.corpus.code.rust_wrappers import macro_items
+from bot.corpus.code.rust_wrappers import Wrapped, macro_items
 from bot.corpus.code.source import SourceLines
 from bot.corpus.code.syntax import parse, text_of
 
 __all__ = [
     "HIDDEN",
+    "NO_TARGET",
     "TEST_ONLY",
     "ModuleDeclaration",
     "hidden_files",
@@ -68,7 +70,7 @@ class ModuleDeclaration:
 
     ``inline``: the inline modules it is written in; ``inline_paths``: their ``#[path]``s,
     one each, when any has one. ``path``: its own ``#[path]``, if any. ``hidden``: why the
-    module is left out (``HIDDEN``, ``TEST_ONLY``), or ``""``.
+    module is left out (``HIDDEN``, ``NO_TARGET``, ``TEST_ONLY``), or ``""``.
     """
 
     name: str
@@ -99,7 +101,7 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
                 # ``cfg_rt! { pub mod runtime; }``: read as the chunker reads it, and what the
                 # call's attributes say of it (``#[cfg(test)]``) holds for all it wraps.
                 pending.extend(
-                    (group.items, inline, paths, why or (TEST_ONLY if group.only_for_tests else ""))
+                    (group.items, inline, paths, why or _why_left_out(group))
                     for group in macro_items(item, lines)
                 )
                 continue
@@ -115,6 +117,13 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
                 inline_paths = paths if any(p is not None for p in paths) else ()
                 found.append(ModuleDeclaration(name, inline, path, why, inline_paths))
     return found
+
+
+def _why_left_out(group: Wrapped) -> str:
+    """Why a ``cfg_if!`` branch's modules are left out (``NO_TARGET``, ``TEST_ONLY``), or ``""``."""
+    if group.for_no_target:
+        return NO_TARGET
+    return TEST_ONLY if group.only_for_tests else ""
 
 
 def hidden_files(

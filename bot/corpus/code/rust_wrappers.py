@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from tree_sitter import Node
 
-from bot.corpus.code.rust_cfg import only_for_tests
+from bot.corpus.code.rust_cfg import for_no_target, only_for_tests
 from bot.corpus.code.rust_newer import extern_item_qualifiers
 from bot.corpus.code.source import SourceLines
 from bot.corpus.code.syntax import parse_between, text_of
@@ -35,7 +35,8 @@ class Wrapped(NamedTuple):
     """Items a macro call wraps: all of its braces', or one ``cfg_if!`` branch's."""
 
     items: Sequence[Node]
-    only_for_tests: bool = False  # a ``cfg_if!`` branch compiled only for tests
+    only_for_tests: bool = False  # a ``cfg_if!`` branch compiled only for tests, or for none
+    for_no_target: bool = False  # a ``cfg_if!`` branch no target compiles, tests or not
 
 
 def macro_items(call: Node, lines: SourceLines) -> list[Wrapped]:
@@ -58,8 +59,9 @@ def macro_items(call: Node, lines: SourceLines) -> list[Wrapped]:
             earlier.append(predicate)
         items = _items_between(body, lines)
         if items is not None:
-            tests = bool(conditions) and only_for_tests(f"all({', '.join(conditions)})")
-            groups.append(Wrapped(items, tests))
+            condition = f"all({', '.join(conditions)})" if conditions else ""
+            never = bool(condition) and for_no_target(condition)
+            groups.append(Wrapped(items, never or only_for_tests(condition), never))
     return groups
 
 
