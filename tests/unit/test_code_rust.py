@@ -684,6 +684,26 @@ def test_the_branches_of_a_cfg_if_chain_are_chunked_but_those_only_tests_compile
     assert spans(chunks) == [("open", 3, 4), ("open", 8, 9), ("shipped", 15, 15)]
 
 
+def test_comments_between_the_branches_of_a_cfg_if_chain_do_not_stop_it_being_read():
+    source = b"""cfg_if! {
+    // The Unix one.
+    if #[cfg(unix)] {
+        pub fn on_unix() {}
+    } /* else */ else if #[cfg(windows)] {
+        pub fn on_windows() {}
+    }
+    // Any other system.
+    else {
+        pub fn elsewhere() {}
+    }
+}
+"""
+    for text in (source, source.replace(b"\n", b"\r\n")):
+        chunks = chunk_code("src/sys.rs", text)
+        assert_honest(text, chunks)
+        assert spans(chunks) == [("on_unix", 4, 4), ("on_windows", 6, 6), ("elsewhere", 10, 10)]
+
+
 def test_a_macro_body_that_is_not_items_is_left_alone():
     source = b"bitflags! {\n    pub struct Flags: u32 {\n        const A = 1;\n    }\n}\n"
     assert chunk_code("src/flags.rs", source) == []

@@ -99,6 +99,23 @@ cfg_if! {
     ]
 
 
+def test_a_cfg_if_chain_with_comments_between_its_branches_declares_its_modules():
+    text = """
+cfg_if! {
+    // Unix first.
+    if #[cfg(unix)] {
+        mod unix;
+    } /* otherwise */ else if #[cfg(test)] {
+        mod fixtures;
+    }
+}
+"""
+    assert sorted(module_declarations(text.encode()), key=lambda d: d.name) == [
+        ModuleDeclaration("fixtures", hidden=TEST_ONLY),
+        ModuleDeclaration("unix"),
+    ]
+
+
 def test_a_module_no_target_compiles_is_logged_as_such_not_as_a_test_one():
     text = """
 #[cfg(all(unix, windows))]

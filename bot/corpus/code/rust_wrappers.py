@@ -47,7 +47,9 @@ def macro_items(call: Node, lines: SourceLines) -> list[Wrapped]:
     whole = _items_between(tree, lines)
     if whole is not None:
         return [Wrapped(whole)]
-    branches = _cfg_if_branches(tree.children[1:-1])
+    # Comments between the branches (``// The Unix one.``) are no part of the chain.
+    tokens = [c for c in tree.children[1:-1] if c.type not in ("line_comment", "block_comment")]
+    branches = _cfg_if_branches(tokens)
     if branches is None:
         return []
     groups = []
