@@ -19,6 +19,7 @@ from typing import Protocol
 import git
 
 from bot.errors import SourceError
+from bot.object_faults import GitFailed, damaged, git_words, object_fault, sha_named
 from bot.ref_files import branch_is_unborn
 
 _REGULAR_FILE_MODES = ("100644", "100755")
@@ -99,20 +100,6 @@ def _unreadable_by_git(repo_path: Path, said: str) -> SourceError:
     )
 
 
-def _git_failure(repo: git.Repo, sha: str) -> str | None:
-    """What stops git itself from looking ``sha`` up, or None where git runs and finds it missing.
-
-    GitPython reads a failure of git to run at all (a configuration it cannot parse, say) as
-    an object it could not find: git's own exit status and words tell the two apart.
-    """
-    status, _, said = repo.git.execute(
-        ["git", "cat-file", "-e", sha], with_extended_output=True, with_exceptions=False
-    )
-    if status in (0, 1):  # found (yet unreadable), or missing: the object store is at fault
-        return None
-    return said.strip().removeprefix("fatal: ").removeprefix("error: ") or f"exit status {status}"
-
-
 def _ref_sha(repo: git.Repo, ref: str) -> str | None:
     """The SHA ``ref`` leads to through the refs alone, or None when it leads nowhere yet."""
     if _FULL_SHA.fullmatch(ref):
@@ -123,6 +110,11 @@ def _ref_sha(repo: git.Repo, ref: str) -> str | None:
         return None
 
 
+def _commit_named(sha: str, ref: str) -> str:
+    """The commit as the operator knows it: by its SHA, and the ref that led to it."""
+    return f"commit {sha[:12]}" if sha == ref else f"commit {sha[:12]} ({ref})"
+
+
 class GitSnapshot:
     """The tree of one commit of a local git repository."""
 
@@ -131,31 +123,32 @@ class GitSnapshot:
         if repo is None:
             raise SourceError(f"{repo_path} is not a git repository")
         self._repo = repo
+        self._path = repo_path
         try:
             self.commit = self._repo.commit(ref).hexsha
-        except (ValueError, OSError, git.exc.BadName, git.exc.GitCommandError):
+        except (ValueError, OSError, git.exc.BadName, git.exc.GitCommandError) as exc:
             sha = _ref_sha(self._repo, ref)
-            failure = None if sha is None else _git_failure(self._repo, sha)
-            self._repo.close()
-            if sha is None:
-                raise SourceError(
-                    f"{repo_path} has no commit at {ref}; commit something first"
-                ) from None
-            if failure is not None:
-                raise _unreadable_by_git(repo_path, failure) from None
-            what = f"commit {sha[:12]}" if sha == ref else f"commit {sha[:12]} ({ref})"
-            raise SourceError(
-                f"{repo_path} is damaged: {what} is missing from its object store. "
-                "Run 'git fsck' in it to see what else is lost, then restore it from a remote "
-                "or a backup, or clone it again"
-            ) from None
+            try:
+                if sha is None:
+                    raise SourceError(
+                        f"{repo_path} has no commit at {ref}; commit something first"
+                    ) from None
+                raise self._fault(sha, "commit", _commit_named(sha, ref), exc) from None
+            finally:
+                self._repo.close()
+        self._named = _commit_named(self.commit, ref)
 
     def files(self) -> list[FileEntry]:
         """List the commit's tree with one ``git ls-tree`` call."""
         try:
             listing = self._repo.git.ls_tree("-r", "-l", "-z", "--full-tree", self.commit)
         except git.exc.GitCommandError as exc:
-            raise SourceError(f"cannot list {self.commit}: {exc}") from None
+            said = str(exc.stderr).strip().removeprefix("stderr: '").removesuffix("'")
+            failure = git_words(said) or f"exit status {exc.status}"
+            sha = sha_named(said) or self.commit  # git names the object it could not read
+            if sha == self.commit:
+                raise self._fault(sha, "commit", self._named, failure) from None
+            raise self._fault(sha, "tree", f"tree {sha[:12]} of {self._named}", failure) from None
         entries = []
         for record in listing.split("\0"):
             if not record:
@@ -163,23 +156,40 @@ class GitSnapshot:
             meta, _, path = record.partition("\t")
             mode, kind, blob, size = meta.split()
             if kind == "blob" and mode in _REGULAR_FILE_MODES:
-                if not size.isdigit():  # git prints "BAD" for a blob it cannot find
-                    raise SourceError(
-                        f"cannot read {path} at {self.commit[:12]}: its blob is missing; "
-                        "the repository is damaged"
-                    )
+                if not size.isdigit():  # git prints "BAD" for a blob it cannot read
+                    raise self._fault(blob, "blob", self._file_named(path, blob), "listed as BAD")
                 entries.append(FileEntry(path, int(size), blob))
         return entries
 
     def read(self, entry: FileEntry) -> bytes:
         """Read one blob through git's object database."""
         try:
-            return bytes(self._repo.odb.stream(bytes.fromhex(entry.blob)).read())
+            stream = self._repo.odb.stream(bytes.fromhex(entry.blob))
+            content, size = bytes(stream.read()), stream.size
+            # Let go of it while its git process runs: dropped later, as the snapshot closes,
+            # it would try to drain what git never sent from a pipe closed by then.
+            del stream
         except (ValueError, git.exc.GitError, OSError) as exc:
-            raise SourceError(
-                f"cannot read {entry.path} at {self.commit[:12]} ({exc}); "
-                "the repository may be damaged"
+            raise self._fault(
+                entry.blob, "blob", self._file_named(entry.path, entry.blob), exc
             ) from None
+        if len(content) != size:  # git found the blob, then died part-way through it
+            short = f"{len(content)} of its {size} bytes read"
+            raise self._fault(entry.blob, "blob", self._file_named(entry.path, entry.blob), short)
+        return content
+
+    def _file_named(self, path: str, blob: str) -> str:
+        return f"{path} (blob {blob[:12]}) at {self._named}"
+
+    def _fault(self, sha: str, kind: str, what: str, failure: object) -> SourceError:
+        """Say why git could not read ``sha``, a ``kind`` the operator knows as ``what``."""
+        fault = object_fault(self._repo, sha, kind)
+        if isinstance(fault, GitFailed):
+            return _unreadable_by_git(self._path, fault.said)
+        if fault is not None:
+            return SourceError(damaged(self._path, what, fault))
+        # git reads the object whole: whatever failed, it was not the object store.
+        return SourceError(f"cannot read {what} in {self._path} ({failure})")
 
     def close(self) -> None:
         """Stop the git helper processes this snapshot started."""

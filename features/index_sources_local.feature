@@ -272,7 +272,29 @@ Feature: Explaining which local repositories are indexed
     Then the exit code is 1
     And source "widgets" was "failed"
     And the output says "is damaged: commit"
-    And the output says "Run 'git fsck' in it"
+    And the output says "is missing from its object store"
+    And the output says "Run 'git fsck' in it to see what else is lost, then 'git fetch --refetch'"
+
+  Scenario: A repository whose new commit is corrupt on disk is told so, not called missing
+    Given the index has been built
+    And "widgets" gets a new commit holding "README.md":
+      """
+      # Widgets
+
+      Widgets hum when they are ready.
+      """
+    And the object of the last commit of "widgets" is corrupt on disk
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 1
+    And source "widgets" was "failed"
+    And the output says "is in its object store but corrupt (loose object"
+    And the output says "A fetch stops at it, so cannot repair it"
+    And the output says "then clone it again or restore it from a backup"
+    And the output does not say "missing from its object store"
+    When I run `python -m bot.cli index status --json`
+    Then the output says "is in its object store but corrupt"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
 
   Scenario: A working tree whose git configuration git cannot parse fails saying so, not as damaged
     Given the index has been built

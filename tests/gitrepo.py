@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 GIT_ENV = {
@@ -54,3 +55,34 @@ def commit(repo: Path, files: dict[str, str | bytes | None], message: str = "cha
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--allow-empty", "-m", message)
     return git(repo, "rev-parse", "HEAD")
+
+
+def loose_object(repo: Path, sha: str) -> Path:
+    """The file of loose object ``sha`` in the working tree ``repo``."""
+    return repo / ".git" / "objects" / sha[:2] / sha[2:]
+
+
+def corrupt_loose_object(repo: Path, sha: str) -> None:
+    """Alter one byte inside the compressed data of loose object ``sha``, as a bad disk would."""
+    _flip(loose_object(repo, sha), lambda data: len(data) // 2)
+
+
+def corrupt_packed_object(repo: Path, sha: str) -> Path:
+    """Pack every object of ``repo``, then alter one byte of ``sha``'s entry; the pack's path."""
+    git(repo, "repack", "-q", "-a", "-d")
+    [index] = (repo / ".git" / "objects" / "pack").glob("*.idx")
+    with index.open("rb") as listing:
+        offsets = subprocess.run(
+            ["git", "show-index"], stdin=listing, check=True, capture_output=True, text=True
+        ).stdout
+    offset = next(int(line.split()[0]) for line in offsets.splitlines() if sha in line)
+    pack = index.with_suffix(".pack")
+    _flip(pack, lambda _: offset + 8)  # past the entry's header, inside its compressed data
+    return pack
+
+
+def _flip(file: Path, where: Callable[[bytes], int]) -> None:
+    data = bytearray(file.read_bytes())
+    data[where(bytes(data))] ^= 0xFF
+    file.chmod(0o644)  # git writes objects read-only
+    file.write_bytes(bytes(data))

@@ -13,7 +13,7 @@ from bot.engine import Engine
 from bot.forge.candidates import Verdict
 from bot.forge.local import discover_local
 from bot.outcomes import QuietProgress
-from tests.gitrepo import commit, git, make_repo
+from tests.gitrepo import commit, corrupt_loose_object, git, make_repo
 
 README = "# Alpha\n\nAlpha turns sprockets into gears.\n"
 
@@ -201,8 +201,24 @@ async def test_a_repository_missing_its_commit_is_reported_damaged_with_what_to_
     assert [o.name for o in report.failed] == ["alpha"]
     assert report.failed[0].error == (
         f"{alpha} is damaged: commit {head[:12]} (HEAD) is missing from its object store. "
-        "Run 'git fsck' in it to see what else is lost, then restore it from a remote or a "
-        "backup, or clone it again"
+        "Run 'git fsck' in it to see what else is lost, then 'git fetch --refetch' to get every "
+        "object again from its remote, or restore it from a backup, or clone it again"
+    )
+
+
+async def test_a_repository_whose_commit_is_corrupt_is_not_called_missing_it(tmp_path):
+    # A fetch cannot repair an object git holds but cannot read: the repair differs.
+    alpha = tmp_path / "repos" / "alpha"
+    head = make_repo(alpha, {"README.md": README})
+    corrupt_loose_object(alpha, head)
+    async with await Engine.open(_config(tmp_path, str(alpha))) as engine:
+        report = await engine.refresh()
+    assert [o.name for o in report.failed] == ["alpha"]
+    assert report.failed[0].error == (
+        f"{alpha} is damaged: commit {head[:12]} (HEAD) is in its object store but corrupt "
+        f"(loose object {head} (stored in .git/objects/{head[:2]}/{head[2:]}) is corrupt). A "
+        "fetch stops at it, so cannot repair it: run 'git fsck' in it to see what else is "
+        "corrupt, then clone it again or restore it from a backup"
     )
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from bot.errors import SourceError
 from bot.snapshot import DirectorySnapshot, GitSnapshot
-from tests.gitrepo import git, make_repo
+from tests.gitrepo import corrupt_loose_object, corrupt_packed_object, git, loose_object, make_repo
 
 
 def test_a_directory_is_read_by_its_regular_files_only(tmp_path: Path):
@@ -60,3 +60,89 @@ def test_a_working_tree_whose_configuration_git_cannot_parse_is_not_called_damag
     with pytest.raises(SourceError) as raised:
         GitSnapshot(repo)
     assert str(raised.value) == said
+
+
+MISSING = (
+    "is missing from its object store. Run 'git fsck' in it to see what else is lost, then "
+    "'git fetch --refetch' to get every object again from its remote, or restore it from a "
+    "backup, or clone it again"
+)
+CORRUPT = (
+    "A fetch stops at it, so cannot repair it: run 'git fsck' in it to see what else is "
+    "corrupt, then clone it again or restore it from a backup"
+)
+
+
+def _read_all(repo: Path) -> str:
+    """What reading every file of ``repo``'s HEAD fails with."""
+    with pytest.raises(SourceError) as raised:
+        snapshot = GitSnapshot(repo)
+        try:
+            for entry in snapshot.files():
+                snapshot.read(entry)
+        finally:
+            snapshot.close()
+    return str(raised.value)
+
+
+def _stored_at(sha: str) -> str:
+    return f"loose object {sha} (stored in .git/objects/{sha[:2]}/{sha[2:]}) is corrupt"
+
+
+def test_a_commit_cut_short_on_disk_is_corrupt_not_missing(tmp_path):
+    # git finds its file, whose header no longer inflates: once called missing.
+    head = make_repo(tmp_path, {"README.md": "# Alpha\n"})
+    object_file = loose_object(tmp_path, head)
+    object_file.chmod(0o644)  # git writes objects read-only
+    object_file.write_bytes(object_file.read_bytes()[:10])
+    assert _read_all(tmp_path) == (
+        f"{tmp_path} is damaged: commit {head[:12]} (HEAD) is in its object store but corrupt "
+        f"({_stored_at(head)}). {CORRUPT}"
+    )
+
+
+def test_a_packed_commit_that_fails_its_checksum_is_corrupt_naming_its_pack(tmp_path):
+    head = make_repo(tmp_path, {"README.md": "# Alpha\n"})
+    pack = corrupt_packed_object(tmp_path, head)
+    assert _read_all(tmp_path) == (
+        f"{tmp_path} is damaged: commit {head[:12]} (HEAD) is in its object store but corrupt "
+        f"(packed object {head} (stored in {pack.relative_to(tmp_path)}) is corrupt). {CORRUPT}"
+    )
+
+
+@pytest.mark.parametrize("damage", ["missing", "corrupt"])
+@pytest.mark.parametrize("named", ["HEAD:docs", "HEAD:docs/guide.md"], ids=["tree", "file"])
+def test_a_tree_or_file_the_commit_holds_is_told_missing_or_corrupt(tmp_path, named, damage):
+    head = make_repo(tmp_path, {"README.md": "# Alpha\n", "docs/guide.md": "# Guide\n"})
+    sha = git(tmp_path, "rev-parse", named)
+    if damage == "missing":
+        loose_object(tmp_path, sha).unlink()
+    else:
+        corrupt_loose_object(tmp_path, sha)
+    at = f"commit {head[:12]} (HEAD)"
+    what = (
+        f"tree {sha[:12]} of {at}"
+        if named == "HEAD:docs"
+        else f"docs/guide.md (blob {sha[:12]}) at {at}"
+    )
+    assert _read_all(tmp_path) == (
+        f"{tmp_path} is damaged: {what} {MISSING}"
+        if damage == "missing"
+        else f"{tmp_path} is damaged: {what} is in its object store but corrupt "
+        f"({_stored_at(sha)}). {CORRUPT}"
+    )
+
+
+def test_a_file_whose_content_is_cut_short_fails_instead_of_being_read_empty(tmp_path):
+    # Its header still inflates, so git lists it with its size, then dies streaming it: it was
+    # read as empty, and the next file then failed in its place, with a misleading error.
+    notes = "# Notes\n\n" + "Sprockets turn into gears. " * 40
+    head = make_repo(tmp_path, {"a.md": notes, "b.md": "# B\n"})
+    blob = git(tmp_path, "rev-parse", "HEAD:a.md")
+    object_file = loose_object(tmp_path, blob)
+    object_file.chmod(0o644)
+    object_file.write_bytes(object_file.read_bytes()[:-20])
+    assert _read_all(tmp_path) == (
+        f"{tmp_path} is damaged: a.md (blob {blob[:12]}) at commit {head[:12]} (HEAD) is in its "
+        f"object store but corrupt (unable to stream {blob} to stdout). {CORRUPT}"
+    )

@@ -1,0 +1,111 @@
+"""Why git could not read an object of a repository, told apart by git itself.
+
+An object that is not in the object store at all and one that is there but damaged on disk (a
+loose object whose compressed bytes were altered or cut short, a packed one that no longer
+inflates) need different repairs: ``git fetch --refetch`` brings back the first (a plain fetch
+does not, when a commit it already holds names the lost object), while a fetch of any kind
+stops at the second, so it calls for a fresh clone or a backup. Both differ again from a
+repository git cannot run in at all. ``git cat-file -e`` answers 1 only
+for an object it cannot find, 0 for one it finds however damaged, anything else when git
+itself failed; reading the object through then says whether its bytes are whole.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+_SHA = re.compile(r"\b[0-9a-f]{40}\b|\b[0-9a-f]{64}\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Missing:
+    """git runs, and the object is not in the object store."""
+
+
+@dataclass(frozen=True, slots=True)
+class Corrupt:
+    """The object is in the object store, but git cannot read it whole: git's words why."""
+
+    said: str
+
+
+@dataclass(frozen=True, slots=True)
+class GitFailed:
+    """git could not look the object up at all (a configuration it cannot parse): its words."""
+
+    said: str
+
+
+Fault = Missing | Corrupt | GitFailed
+
+
+def object_fault(repo: git.Repo, sha: str, kind: str) -> Fault | None:
+    """What is wrong with object ``sha`` of ``repo``, or None where git reads it whole.
+
+    ``kind`` is the type the object should have (``commit``, ``tree``, ``blob``): asked to read
+    one of a type it is told, git names the damaged file, which it does not when it must first
+    find out the type from the object's own damaged header.
+    """
+    status, _, said = _git(repo, "-e", sha)
+    if status == 1:
+        return Missing()
+    if status != 0:
+        return GitFailed(git_words(said) or f"exit status {status}")
+    status, _, said = _git(repo, kind, sha)
+    if status == 0:
+        return None
+    return Corrupt(
+        git_words(said) or f"'git cat-file {kind} {sha}' ended with exit status {status}"
+    )
+
+
+def sha_named(said: str) -> str | None:
+    """The first object git's message names, if it names one."""
+    found = _SHA.search(said)
+    return None if found is None else found.group()
+
+
+def damaged(repo_path: Path, what: str, fault: Missing | Corrupt) -> str:
+    """The message for ``what`` (an object, named for the operator) found so at fault."""
+    if isinstance(fault, Missing):
+        return (
+            f"{repo_path} is damaged: {what} is missing from its object store. Run 'git fsck' "
+            "in it to see what else is lost, then 'git fetch --refetch' to get every object "
+            "again from its remote, or restore it from a backup, or clone it again"
+        )
+    return (
+        f"{repo_path} is damaged: {what} is in its object store but corrupt ({fault.said}). "
+        "A fetch stops at it, so cannot repair it: run 'git fsck' in it to see what else is "
+        "corrupt, then clone it again or restore it from a backup"
+    )
+
+
+def _git(repo: git.Repo, what: str, sha: str) -> tuple[int, str | bytes, str]:
+    status, out, said = repo.git.execute(
+        ["git", "cat-file", what, sha],
+        with_extended_output=True,
+        with_exceptions=False,
+        stdout_as_string=False,  # a blob need not be text; only its end is wanted here
+    )
+    return status, out, said if isinstance(said, str) else said.decode("utf-8", "replace")
+
+
+def git_words(said: str) -> str:
+    """The account git gives, in one line: the line that calls the object corrupt, if one does.
+
+    git names the damaged file there (``loose object X (stored in PATH) is corrupt``); the lines
+    before it are zlib's view of the same failure.
+    """
+    lines = [
+        line.strip().removeprefix("fatal: ").removeprefix("error: ")
+        for line in said.splitlines()
+        if line.strip()
+    ]
+    corrupt = [line for line in lines if "corrupt" in line and "stored in" in line]
+    if corrupt:
+        return corrupt[-1]
+    return lines[0].rstrip(".") if lines else ""
