@@ -19,6 +19,7 @@ from typing import Protocol
 import git
 
 from bot.errors import SourceError
+from bot.git_access import cannot_be_read, denied_in_object_store, denied_in_repository
 from bot.object_faults import GitFailed, damaged, git_words, object_fault, sha_named
 from bot.ref_files import branch_is_unborn
 
@@ -80,10 +81,15 @@ def _open(repo_path: Path) -> git.Repo | None:
     Raises:
         SourceError: there is one, but git cannot read it (its configuration is not a git
             configuration, say): what it said, and what to do.
+        PermissionError: there is one, but a file of it may not be read by this user.
     """
     try:
         return git.Repo(repo_path)
     except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+        # Its own files may be there, only not for this user to read: no repository to git.
+        there = os.path.lexists(repo_path / ".git") or os.path.lexists(repo_path / "HEAD")
+        if there and (denied := denied_in_repository(repo_path)) is not None:
+            raise denied from None
         return None
     except (OSError, configparser.Error) as exc:
         # A configuration error's text runs over lines, the file's content among them: its
@@ -119,7 +125,10 @@ class GitSnapshot:
     """The tree of one commit of a local git repository."""
 
     def __init__(self, repo_path: Path, ref: str = "HEAD") -> None:
-        repo = _open(repo_path)
+        try:
+            repo = _open(repo_path)
+        except PermissionError as denied:
+            raise SourceError(cannot_be_read(repo_path, denied)) from None
         if repo is None:
             raise SourceError(f"{repo_path} is not a git repository")
         self._repo = repo
@@ -183,6 +192,10 @@ class GitSnapshot:
 
     def _fault(self, sha: str, kind: str, what: str, failure: object) -> SourceError:
         """Say why git could not read ``sha``, a ``kind`` the operator knows as ``what``."""
+        objects = Path(self._repo.common_dir) / "objects"
+        denied = denied_in_repository(self._path) or denied_in_object_store(objects, sha)
+        if denied is not None:  # which git would call missing, corrupt, or no repository
+            return SourceError(cannot_be_read(self._path, denied))
         fault = object_fault(self._repo, sha, kind)
         if isinstance(fault, GitFailed):
             return _unreadable_by_git(self._path, fault.said)

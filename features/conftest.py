@@ -21,7 +21,7 @@ from bot import render
 from bot.cli import main
 from bot.engine import Engine
 from bot.outcomes import QuietProgress
-from tests.gitrepo import commit, corrupt_loose_object, git, make_repo
+from tests.gitrepo import commit, corrupt_loose_object, git, loose_object, make_repo
 from tests.pipes import run_cli, run_with_reader_gone
 
 
@@ -83,6 +83,15 @@ def repository_holding_with_crlf(world: World, repo: str, path: str, docstring: 
 def commit_object_lost(world: World, name: str) -> None:
     head = git(world.estate / name, "rev-parse", "HEAD")
     (world.estate / name / ".git" / "objects" / head[:2] / head[2:]).unlink()
+
+
+@given(parsers.parse('the object of the last commit of "{name}" may not be read by this user'))
+def commit_object_denied(world: World, name: str) -> None:
+    head = git(world.estate / name, "rev-parse", "HEAD")
+    denied = loose_object(world.estate / name, head)
+    denied.chmod(0)
+    if os.access(denied, os.R_OK):
+        pytest.skip("this process reads files it may not (root)")
 
 
 @given(parsers.parse('the object of the last commit of "{name}" is corrupt on disk'))

@@ -296,6 +296,24 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
     Then a passage comes from "widgets"
 
+  Scenario: A repository whose new commit this user may not read is told so, not called corrupt
+    Given the index has been built
+    And "widgets" gets a new commit holding "README.md":
+      """
+      # Widgets
+
+      Widgets hum when they are ready.
+      """
+    And the object of the last commit of "widgets" may not be read by this user
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 1
+    And source "widgets" was "failed"
+    And the output says "cannot be read (Permission denied:"
+    And the output says "let the user phpbotscout runs as read it"
+    And the output does not say "corrupt"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
+
   Scenario: A working tree whose git configuration git cannot parse fails saying so, not as damaged
     Given the index has been built
     And the git configuration of "widgets/.git" is not one git can read

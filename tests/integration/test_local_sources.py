@@ -589,6 +589,29 @@ def test_a_repository_unreadable_once_listed_is_unresolved_alone(tmp_path):
     }
 
 
+@pytest.mark.parametrize("file", [".git", ".git/HEAD"], ids=["git-directory", "head"])
+def test_a_repository_this_user_may_not_read_is_unresolved_not_admitted(tmp_path, file):
+    # git calls it no repository at all, so it was admitted, then failed as one.
+    alpha = tmp_path / "estate" / "alpha"
+    make_repo(alpha, {"README.md": README})
+    denied = alpha / file
+    mode = denied.stat().st_mode
+    denied.chmod(0)
+    try:
+        if os.access(denied, os.R_OK):
+            pytest.skip("this process reads files it may not (root)")
+        [candidate] = discover_local([alpha.parent], ())
+    finally:
+        denied.chmod(mode)
+    assert (str(candidate.path), candidate.verdict.value, candidate.clause, candidate.detail) == (
+        _cannot_tell(
+            alpha,
+            f"cannot be read (Permission denied: {denied}): let the user phpbotscout runs as "
+            "read it",
+        )
+    )
+
+
 def _replaced(ref: Path, by: Callable[[Path], object]) -> None:
     ref.unlink()
     by(ref)

@@ -1,5 +1,7 @@
-"""A directory that is not a git repository is read from its regular files on disk."""
+"""A commit's files, read from git or from a directory, and what is said when they cannot be."""
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -145,4 +147,40 @@ def test_a_file_whose_content_is_cut_short_fails_instead_of_being_read_empty(tmp
     assert _read_all(tmp_path) == (
         f"{tmp_path} is damaged: a.md (blob {blob[:12]}) at commit {head[:12]} (HEAD) is in its "
         f"object store but corrupt (unable to stream {blob} to stdout). {CORRUPT}"
+    )
+
+
+def _packed(repo: Path, head: str) -> Path:
+    git(repo, "repack", "-q", "-a", "-d")
+    [pack] = (repo / ".git" / "objects" / "pack").glob("*.pack")
+    return pack
+
+
+_DENIED: dict[str, Callable[[Path, str], Path]] = {
+    "git-directory": lambda repo, head: repo / ".git",
+    "head": lambda repo, head: repo / ".git" / "HEAD",
+    "configuration": lambda repo, head: repo / ".git" / "config",
+    "object-store": lambda repo, head: repo / ".git" / "objects",
+    "commit-object": loose_object,
+    "file-object": lambda repo, head: loose_object(repo, git(repo, "rev-parse", "HEAD:README.md")),
+    "pack": _packed,
+}
+
+
+@pytest.mark.parametrize("denied", _DENIED.values(), ids=_DENIED)
+def test_a_file_this_user_may_not_read_is_said_so_not_called_damage(tmp_path, denied):
+    # git calls each of these something else: no repository, a corrupt object, a missing one.
+    head = make_repo(tmp_path, {"README.md": "# Alpha\n"})
+    file = denied(tmp_path, head)
+    mode = file.stat().st_mode
+    file.chmod(0)
+    try:
+        if os.access(file, os.R_OK):
+            pytest.skip("this process reads files it may not (root)")
+        said = _read_all(tmp_path)
+    finally:
+        file.chmod(mode)
+    assert said == (
+        f"{tmp_path} cannot be read (Permission denied: {file}): let the user phpbotscout runs "
+        "as read it"
     )

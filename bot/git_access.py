@@ -1,0 +1,59 @@
+"""The file of a repository this user may not read, found before git's account of it is taken.
+
+git reports such a file as some other fault: a ``.git``, ``HEAD`` or ``objects`` it may not
+read makes the repository "not a git repository", a loose object it may not open is
+"corrupt", and the objects of a pack it may not open are missing. Each sends the operator
+after damage that is not there, when letting the user phpbotscout runs as read the file is
+the repair. So where git fails, the files it needed are checked first, as this user.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def denied_in_repository(repo_path: Path) -> PermissionError | None:
+    """The first file of the git directory at ``repo_path`` this user may not read, if any."""
+    git_dir = repo_path / ".git" if os.path.lexists(repo_path / ".git") else repo_path
+    names = ("HEAD", "config", "refs", "packed-refs", "objects")
+    return _first_denied([git_dir, *(git_dir / name for name in names)])
+
+
+def denied_in_object_store(objects: Path, sha: str) -> PermissionError | None:
+    """The first file that could hold object ``sha`` under ``objects`` this user may not read."""
+    packs = objects / "pack"
+    denied = _first_denied([objects, objects / sha[:2], objects / sha[:2] / sha[2:], packs])
+    if denied is not None:
+        return denied
+    try:
+        held = sorted(packs.iterdir())
+    except OSError:  # no packs at all
+        return None
+    return _first_denied(p for p in held if p.suffix in (".pack", ".idx"))
+
+
+def cannot_be_read(repo_path: Path, denied: PermissionError) -> str:
+    """What to tell the operator of a repository with a file this user may not read."""
+    return (
+        f"{repo_path} cannot be read ({denied.strerror}: {denied.filename}): let the user "
+        "phpbotscout runs as read it"
+    )
+
+
+def _first_denied(paths: Iterable[Path]) -> PermissionError | None:
+    """The first of ``paths`` that is there but may not be read (a directory: entered)."""
+    for path in paths:
+        try:
+            mode = path.stat().st_mode
+        except PermissionError as exc:  # a directory on the way may not be entered
+            return exc
+        except OSError:  # not there: git's own account of it stands
+            continue
+        wanted = os.R_OK | os.X_OK if stat.S_ISDIR(mode) else os.R_OK
+        if not os.access(path, wanted):
+            return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+    return None
