@@ -139,9 +139,7 @@ class GitSnapshot:
             sha = _ref_sha(self._repo, ref)
             try:
                 if sha is None:
-                    raise SourceError(
-                        f"{repo_path} has no commit at {ref}; commit something first"
-                    ) from None
+                    raise self._no_commit(ref) from None
                 raise self._fault(sha, "commit", _commit_named(sha, ref), exc) from None
             finally:
                 self._repo.close()
@@ -186,6 +184,22 @@ class GitSnapshot:
             short = f"{len(content)} of its {size} bytes read"
             raise self._fault(entry.blob, "blob", self._file_named(entry.path, entry.blob), short)
         return content
+
+    def _no_commit(self, ref: str) -> SourceError:
+        """Say why ``ref`` leads to no commit: none made yet, or refs that cannot be read.
+
+        As discovery does, HEAD is called unborn only on evidence: a ref file this user may not
+        read, or one that is damaged, is said to be so.
+        """
+        if ref == "HEAD":
+            git_dir, common_dir = Path(self._repo.git_dir), Path(self._repo.common_dir)
+            try:
+                branch_is_unborn(self._path, git_dir, common_dir)
+            except PermissionError as denied:
+                return SourceError(cannot_be_read(self._path, denied))
+            except SourceError as damaged_refs:
+                return damaged_refs
+        return SourceError(f"{self._path} has no commit at {ref}; commit something first")
 
     def _file_named(self, path: str, blob: str) -> str:
         return f"{path} (blob {blob[:12]}) at {self._named}"

@@ -150,6 +150,27 @@ def test_a_file_whose_content_is_cut_short_fails_instead_of_being_read_empty(tmp
     )
 
 
+def test_a_branch_ref_git_cannot_read_is_not_called_a_branch_with_no_commit_yet(tmp_path):
+    # Told to commit something first, the operator would look for a fault that is not there.
+    make_repo(tmp_path, {"README.md": "# Alpha\n"})
+    ref = tmp_path / ".git" / "refs" / "heads" / "main"
+    ref.unlink()
+    ref.mkdir()
+    with pytest.raises(SourceError) as raised:
+        GitSnapshot(tmp_path)
+    assert str(raised.value) == (
+        f"{tmp_path} has refs git cannot read (Is a directory: {ref}), so whether it has a "
+        "commit is not known: run 'git status' in it to see what is wrong, and repair it"
+    )
+
+
+def test_a_branch_with_no_commit_yet_is_said_to_have_none(tmp_path):
+    git(tmp_path, "init", "-q", "-b", "main")
+    with pytest.raises(SourceError) as raised:
+        GitSnapshot(tmp_path)
+    assert str(raised.value) == f"{tmp_path} has no commit at HEAD; commit something first"
+
+
 def _packed(repo: Path, head: str) -> Path:
     git(repo, "repack", "-q", "-a", "-d")
     [pack] = (repo / ".git" / "objects" / "pack").glob("*.pack")
@@ -160,6 +181,7 @@ _DENIED: dict[str, Callable[[Path, str], Path]] = {
     "git-directory": lambda repo, head: repo / ".git",
     "head": lambda repo, head: repo / ".git" / "HEAD",
     "configuration": lambda repo, head: repo / ".git" / "config",
+    "branch-ref": lambda repo, head: repo / ".git" / "refs" / "heads" / "main",
     "object-store": lambda repo, head: repo / ".git" / "objects",
     "commit-object": loose_object,
     "file-object": lambda repo, head: loose_object(repo, git(repo, "rev-parse", "HEAD:README.md")),
