@@ -235,7 +235,10 @@ class DirectorySnapshot:
                 "index keeps answering; put it back and run the build again"
             )
         self._root = root
-        self._entries = self._scan()
+        try:
+            self._entries = self._scan()
+        except PermissionError as denied:
+            raise SourceError(cannot_be_read(root, denied)) from None
         digest = hashlib.sha1(usedforsecurity=False)
         for entry in self._entries:
             digest.update(f"{entry.path}\0{entry.blob}\0".encode())
@@ -243,7 +246,9 @@ class DirectorySnapshot:
 
     def _scan(self) -> list[FileEntry]:
         entries = []
-        for dirpath, dirnames, filenames in os.walk(self._root):
+        # os.walk passes over a directory it may not list, which would leave its files out of
+        # the index as if deleted: that one is raised instead.
+        for dirpath, dirnames, filenames in os.walk(self._root, onerror=_raise_if_denied):
             dirnames[:] = sorted(d for d in dirnames if d not in self._SKIP)
             for name in sorted(filenames):
                 full = Path(dirpath) / name
@@ -260,7 +265,15 @@ class DirectorySnapshot:
 
     def read(self, entry: FileEntry) -> bytes:
         """Read one file from disk."""
-        return (self._root / entry.path).read_bytes()
+        try:
+            return (self._root / entry.path).read_bytes()
+        except PermissionError as denied:
+            raise SourceError(cannot_be_read(self._root, denied)) from None
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _raise_if_denied(exc: OSError) -> None:
+    if isinstance(exc, PermissionError):
+        raise exc

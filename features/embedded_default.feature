@@ -52,6 +52,20 @@ Feature: The embedded default corpus
     Then the exit code is 0
     And source "phpbotscout" was "unchanged"
 
+  Scenario: A copy part of which may not be read says so, and answers from its last index
+    Given a copy of phpbotscout's files without its git history
+    When that copy is asked "how do I index a GitLab group?"
+    Then the exit code is 0
+    When the "docs" directory of that copy may not be read by this user
+    And that copy builds its index again
+    Then the exit code is 1
+    And source "phpbotscout" was "failed"
+    And the output says "cannot be read (Permission denied:"
+    And the output says "let the user phpbotscout runs as read it"
+    When that copy is asked "how do I index a GitLab group?"
+    Then the exit code is 0
+    And passage 1 cites phpbotscout's documentation site
+
   Scenario: A relative XDG_DATA_HOME is ignored, as the XDG Base Directory specification says
     Given no configuration file
     And XDG_DATA_HOME is the relative path "rel"

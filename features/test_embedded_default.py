@@ -69,6 +69,16 @@ def copy_asked(world: World, copy: Path, question: str) -> None:
     _run_in(world, copy, "ask", question, "--retrieval-only", "--json")
 
 
+@when(parsers.parse('the "{directory}" directory of that copy may not be read by this user'))
+def copy_part_denied(copy: Path, directory: str, request: pytest.FixtureRequest) -> None:
+    denied = copy / directory
+    mode = denied.stat().st_mode
+    denied.chmod(0)
+    request.addfinalizer(lambda: denied.chmod(mode))
+    if os.access(denied, os.R_OK):
+        pytest.skip("this process reads files it may not (root)")
+
+
 @when("that copy builds its index again")
 def copy_builds(world: World, copy: Path) -> None:
     _run_in(world, copy, "index", "build", "--json")

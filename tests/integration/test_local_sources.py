@@ -13,6 +13,7 @@ from bot.engine import Engine
 from bot.forge.candidates import Verdict
 from bot.forge.local import discover_local
 from bot.outcomes import QuietProgress
+from tests.denied import may_not_read
 from tests.gitrepo import commit, corrupt_loose_object, git, make_repo
 
 README = "# Alpha\n\nAlpha turns sprockets into gears.\n"
@@ -595,14 +596,8 @@ def test_a_repository_this_user_may_not_read_is_unresolved_not_admitted(tmp_path
     alpha = tmp_path / "estate" / "alpha"
     make_repo(alpha, {"README.md": README})
     denied = alpha / file
-    mode = denied.stat().st_mode
-    denied.chmod(0)
-    try:
-        if os.access(denied, os.R_OK):
-            pytest.skip("this process reads files it may not (root)")
+    with may_not_read(denied):
         [candidate] = discover_local([alpha.parent], ())
-    finally:
-        denied.chmod(mode)
     assert (str(candidate.path), candidate.verdict.value, candidate.clause, candidate.detail) == (
         _cannot_tell(
             alpha,

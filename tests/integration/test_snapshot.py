@@ -1,6 +1,5 @@
 """A commit's files, read from git or from a directory, and what is said when they cannot be."""
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -8,6 +7,7 @@ import pytest
 
 from bot.errors import SourceError
 from bot.snapshot import DirectorySnapshot, GitSnapshot
+from tests.denied import may_not_read
 from tests.gitrepo import corrupt_loose_object, corrupt_packed_object, git, loose_object, make_repo
 
 
@@ -194,15 +194,26 @@ def test_a_file_this_user_may_not_read_is_said_so_not_called_damage(tmp_path, de
     # git calls each of these something else: no repository, a corrupt object, a missing one.
     head = make_repo(tmp_path, {"README.md": "# Alpha\n"})
     file = denied(tmp_path, head)
-    mode = file.stat().st_mode
-    file.chmod(0)
-    try:
-        if os.access(file, os.R_OK):
-            pytest.skip("this process reads files it may not (root)")
+    with may_not_read(file):
         said = _read_all(tmp_path)
-    finally:
-        file.chmod(mode)
     assert said == (
         f"{tmp_path} cannot be read (Permission denied: {file}): let the user phpbotscout runs "
+        "as read it"
+    )
+
+
+@pytest.mark.parametrize("denied", ["docs", "docs/page.md"], ids=["directory", "file"])
+def test_a_directory_part_of_which_may_not_be_read_is_said_so_not_read_without_it(tmp_path, denied):
+    # Passed over, a directory's files would leave the index as if they had been deleted.
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text("# Page\n")
+    (tmp_path / "README.md").write_text("# Alpha\n")
+    part = tmp_path / denied
+    with may_not_read(part), pytest.raises(SourceError) as raised:
+        snapshot = DirectorySnapshot(tmp_path)
+        for entry in snapshot.files():
+            snapshot.read(entry)
+    assert str(raised.value) == (
+        f"{tmp_path} cannot be read (Permission denied: {part}): let the user phpbotscout runs "
         "as read it"
     )

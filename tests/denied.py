@@ -1,0 +1,26 @@
+"""A file or directory this user may not read, for as long as a test needs it so."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+
+@contextmanager
+def may_not_read(path: Path) -> Iterator[None]:
+    """Take every permission from ``path`` for the block, and give them back after.
+
+    A process that reads through any permission (root) has nothing to test: the test is skipped.
+    """
+    mode = path.stat().st_mode
+    path.chmod(0)
+    try:
+        if os.access(path, os.R_OK):
+            pytest.skip("this process reads files it may not (root)")
+        yield
+    finally:
+        path.chmod(mode)
