@@ -19,7 +19,11 @@ from pathlib import Path
 def denied_in_repository(repo_path: Path) -> PermissionError | None:
     """The first file of the git directory at ``repo_path`` this user may not read, if any."""
     git_dir = repo_path / ".git" if os.path.lexists(repo_path / ".git") else repo_path
-    names = ("HEAD", "config", "refs", "packed-refs", "objects")
+    if git_dir.is_file():  # a linked worktree's: it names the git directory, kept elsewhere
+        if (denied := _first_denied([git_dir])) is not None:
+            return denied
+        git_dir = _named_in(git_dir) or git_dir
+    names = ("HEAD", "config", "commondir", "refs", "packed-refs", "objects")
     return _first_denied([git_dir, *(git_dir / name for name in names)])
 
 
@@ -42,6 +46,17 @@ def cannot_be_read(repo_path: Path, denied: PermissionError) -> str:
         f"{repo_path} cannot be read ({denied.strerror}: {denied.filename}): let the user "
         "phpbotscout runs as read it"
     )
+
+
+def _named_in(git_file: Path) -> Path | None:
+    """The git directory a ``.git`` file names (``gitdir: PATH``), or None if it names none."""
+    try:
+        text = git_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    return git_file.parent / text.removeprefix("gitdir:").strip()  # relative to the file
 
 
 def _first_denied(paths: Iterable[Path]) -> PermissionError | None:

@@ -63,7 +63,8 @@ def head_branch_is_unborn(repo_path: Path) -> bool:
 
     Raises:
         SourceError: it is a repository, but one git cannot read, or whose refs are damaged.
-        PermissionError: a file of its refs may not be read by this user.
+        PermissionError: a file of it (its git directory, HEAD, a ref) may not be read by
+            this user.
     """
     repo = _open(repo_path)
     if repo is None:
@@ -91,6 +92,8 @@ def _open(repo_path: Path) -> git.Repo | None:
         if there and (denied := denied_in_repository(repo_path)) is not None:
             raise denied from None
         return None
+    except PermissionError:  # the repair is to let this user read it, not to repair it
+        raise
     except (OSError, configparser.Error) as exc:
         # A configuration error's text runs over lines, the file's content among them: its
         # first line says what is wrong, and git itself names the file.

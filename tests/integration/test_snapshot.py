@@ -202,6 +202,20 @@ def test_a_file_this_user_may_not_read_is_said_so_not_called_damage(tmp_path, de
     )
 
 
+def test_a_linked_worktree_whose_git_directory_may_not_be_read_is_said_so(tmp_path):
+    # Its .git is a file naming a directory inside the main repository's: git sees none.
+    make_repo(tmp_path / "main", {"README.md": "# Alpha\n"})
+    linked = tmp_path / "linked"
+    git(tmp_path / "main", "worktree", "add", "-q", str(linked))
+    git_dir = tmp_path / "main" / ".git" / "worktrees" / "linked"
+    with may_not_read(git_dir):
+        said = _read_all(linked)
+    assert said == (
+        f"{linked} cannot be read (Permission denied: {git_dir}): let the user phpbotscout runs "
+        "as read it"
+    )
+
+
 @pytest.mark.parametrize("denied", ["docs", "docs/page.md"], ids=["directory", "file"])
 def test_a_directory_part_of_which_may_not_be_read_is_said_so_not_read_without_it(tmp_path, denied):
     # Passed over, a directory's files would leave the index as if they had been deleted.
