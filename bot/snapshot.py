@@ -25,6 +25,7 @@ from bot.ref_files import branch_is_unborn
 
 _REGULAR_FILE_MODES = ("100644", "100755")
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_DUBIOUS_OWNERSHIP = re.compile(r"detected dubious ownership in repository at '(.+)'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,14 @@ def _open(repo_path: Path) -> git.Repo | None:
 
 def _unreadable_by_git(repo_path: Path, said: str) -> SourceError:
     first = said.partition("\n")[0].rstrip(".")
+    if (dubious := _DUBIOUS_OWNERSHIP.search(first)) is not None:
+        # Nothing in it is wrong, and 'git status' run by its owner shows nothing: git refuses
+        # a repository another user owns until that user is told to trust it.
+        return SourceError(
+            f"{repo_path} cannot be read by git ({first}): it belongs to another user than the "
+            "one phpbotscout runs as. As that user, run 'git config --global --add "
+            f"safe.directory {dubious[1]}', or give the repository to that user"
+        )
     return SourceError(
         f"{repo_path} cannot be read by git ({first}): run 'git status' in it to see what "
         "is wrong, and repair it"

@@ -94,6 +94,17 @@ def commit_object_denied(world: World, name: str) -> None:
         pytest.skip("this process reads files it may not (root)")
 
 
+@given(parsers.parse('"{name}" belongs to another user than the one phpbotscout runs as'))
+def owned_by_another(world: World, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root may give a repository to another user")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)  # no safe.directory of this machine's
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    repo = world.estate / name
+    for path in (repo, *repo.rglob("*")):
+        os.chown(path, 65534, 65534, follow_symlinks=False)
+
+
 @given(parsers.parse('the object of the last commit of "{name}" is corrupt on disk'))
 def commit_object_corrupt(world: World, name: str) -> None:
     corrupt_loose_object(world.estate / name, git(world.estate / name, "rev-parse", "HEAD"))

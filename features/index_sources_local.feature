@@ -314,6 +314,18 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
     Then a passage comes from "widgets"
 
+  Scenario: A repository another user owns fails saying how git is told to trust it, not to repair it
+    Given the index has been built
+    And "widgets" belongs to another user than the one phpbotscout runs as
+    When I run `python -m bot.cli index build --json`
+    Then the exit code is 1
+    And source "widgets" was "failed"
+    And the output says "cannot be read by git (detected dubious ownership in repository at"
+    And the output says "As that user, run 'git config --global --add safe.directory"
+    And the output does not say "repair it"
+    When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
+    Then a passage comes from "widgets"
+
   Scenario: A working tree whose git configuration git cannot parse fails saying so, not as damaged
     Given the index has been built
     And the git configuration of "widgets/.git" is not one git can read

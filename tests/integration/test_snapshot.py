@@ -1,5 +1,6 @@
 """A commit's files, read from git or from a directory, and what is said when they cannot be."""
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -213,6 +214,23 @@ def test_a_linked_worktree_whose_git_directory_may_not_be_read_is_said_so(tmp_pa
     assert said == (
         f"{linked} cannot be read (Permission denied: {git_dir}): let the user phpbotscout runs "
         "as read it"
+    )
+
+
+def test_a_repository_another_user_owns_says_how_git_is_told_to_trust_it(tmp_path, monkeypatch):
+    # Nothing in it needs repair, and 'git status' run by its owner finds nothing wrong.
+    if os.geteuid() != 0:
+        pytest.skip("only root may give a repository to another user")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)  # no safe.directory of this machine's
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    make_repo(tmp_path, {"README.md": "# Alpha\n"})
+    for path in (tmp_path, *tmp_path.rglob("*")):
+        os.chown(path, 65534, 65534, follow_symlinks=False)
+    assert _read_all(tmp_path) == (
+        f"{tmp_path} cannot be read by git (detected dubious ownership in repository at "
+        f"'{tmp_path}'): it belongs to another user than the one phpbotscout runs as. As that "
+        f"user, run 'git config --global --add safe.directory {tmp_path}', or give the "
+        "repository to that user"
     )
 
 
