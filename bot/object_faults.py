@@ -5,9 +5,10 @@ loose object whose compressed bytes were altered or cut short, a packed one that
 inflates) need different repairs: ``git fetch --refetch`` brings back the first (a plain fetch
 does not, when a commit it already holds names the lost object), while a fetch of any kind
 stops at the second, so it calls for a fresh clone or a backup. Both differ again from a
-repository git cannot run in at all. ``git cat-file -e`` answers 1 only
-for an object it cannot find, 0 for one it finds however damaged, anything else when git
-itself failed; reading the object through then says whether its bytes are whole.
+repository git cannot run in at all. ``git cat-file -e`` answers 1 only for an object it
+cannot find, 0 for one it finds however damaged, anything else when git itself failed; reading
+the object through then says whether its bytes are whole. A file this user may not read is no
+object fault, though git calls it one: ``bot.git_access`` tells it apart first.
 """
 
 from __future__ import annotations
