@@ -2,13 +2,13 @@
 
 An object that is not in the object store at all and one that is there but damaged on disk (a
 loose object whose compressed bytes were altered or cut short, a packed one that no longer
-inflates) need different repairs: ``git fetch --refetch`` brings back the first (a plain fetch
-does not, when a commit it already holds names the lost object), while a fetch of any kind
-stops at the second, so it calls for a fresh clone or a backup. Both differ again from a
-repository git cannot run in at all. ``git cat-file -e`` answers 1 only for an object it
-cannot find, 0 for one it finds however damaged, anything else when git itself failed; reading
-the object through then says whether its bytes are whole. A file this user may not read is no
-object fault, though git calls it one: ``bot.git_access`` tells it apart first.
+inflates) need different repairs: ``git fetch --refetch`` (git 2.36 or later) brings back the
+first (a plain fetch does not, when a commit it already holds names the lost object), while a
+fetch of any kind stops at the second, so it calls for a fresh clone or a backup. Both differ
+again from a repository git cannot run in at all. ``git cat-file -e`` answers 1 only for an
+object it cannot find, 0 for one it finds however damaged, anything else when git itself
+failed; reading the object through then says whether its bytes are whole. A file this user may
+not read is no object fault, though git calls it one: ``bot.git_access`` tells it apart first.
 """
 
 from __future__ import annotations
@@ -75,8 +75,9 @@ def damaged(repo_path: Path, what: str, fault: Missing | Corrupt) -> str:
     if isinstance(fault, Missing):
         return (
             f"{repo_path} is damaged: {what} is missing from its object store. Run 'git fsck' "
-            "in it to see what else is lost, then 'git fetch --refetch' to get every object "
-            "again from its remote, or restore it from a backup, or clone it again"
+            "in it to see what else is lost, then 'git fetch --refetch' (git 2.36 or later) to "
+            "get every object again from its remote, or restore it from a backup, or clone it "
+            "again"
         )
     return (
         f"{repo_path} is damaged: {what} is in its object store but corrupt ({fault.said}). "

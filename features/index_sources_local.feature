@@ -273,7 +273,7 @@ Feature: Explaining which local repositories are indexed
     And source "widgets" was "failed"
     And the output says "is damaged: commit"
     And the output says "is missing from its object store"
-    And the output says "Run 'git fsck' in it to see what else is lost, then 'git fetch --refetch'"
+    And the output says "Run 'git fsck' in it to see what else is lost, then 'git fetch --refetch' (git 2.36 or later)"
 
   Scenario: A repository whose new commit is corrupt on disk is told so, not called missing
     Given the index has been built

@@ -202,8 +202,9 @@ async def test_a_repository_missing_its_commit_is_reported_damaged_with_what_to_
     assert [o.name for o in report.failed] == ["alpha"]
     assert report.failed[0].error == (
         f"{alpha} is damaged: commit {head[:12]} (HEAD) is missing from its object store. "
-        "Run 'git fsck' in it to see what else is lost, then 'git fetch --refetch' to get every "
-        "object again from its remote, or restore it from a backup, or clone it again"
+        "Run 'git fsck' in it to see what else is lost, then 'git fetch --refetch' (git 2.36 or "
+        "later) to get every object again from its remote, or restore it from a backup, or clone "
+        "it again"
     )
 
 

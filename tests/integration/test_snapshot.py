@@ -67,8 +67,8 @@ def test_a_working_tree_whose_configuration_git_cannot_parse_is_not_called_damag
 
 MISSING = (
     "is missing from its object store. Run 'git fsck' in it to see what else is lost, then "
-    "'git fetch --refetch' to get every object again from its remote, or restore it from a "
-    "backup, or clone it again"
+    "'git fetch --refetch' (git 2.36 or later) to get every object again from its remote, or "
+    "restore it from a backup, or clone it again"
 )
 CORRUPT = (
     "A fetch stops at it, so cannot repair it: run 'git fsck' in it to see what else is "
