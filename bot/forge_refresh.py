@@ -480,11 +480,12 @@ class GitLabSources:
 
         def plan() -> writer.SourcePlan:
             _check_clone(name, clone.path)
-            branch = GitSnapshot(clone.path, clone.branch_commit)
+            branch = GitSnapshot(clone.path, clone.branch_commit, clone_of=name)
             code: ReleaseCode | HeldCode | None = fetched.held
             if fetched.release_tag and clone.release_commit:
                 code = ReleaseCode(
-                    GitSnapshot(clone.path, clone.release_commit), fetched.release_tag
+                    GitSnapshot(clone.path, clone.release_commit, clone_of=name),
+                    fetched.release_tag,
                 )
             try:
                 return plan_source(

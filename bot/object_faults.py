@@ -70,19 +70,30 @@ def sha_named(said: str) -> str | None:
     return None if found is None else found.group()
 
 
-def damaged(repo_path: Path, what: str, fault: Missing | Corrupt) -> str:
-    """The message for ``what`` (an object, named for the operator) found so at fault."""
+def damaged(
+    repo_path: Path, what: str, fault: Missing | Corrupt, clone_of: str | None = None
+) -> str:
+    """The message for ``what`` (an object, named for the operator) found so at fault.
+
+    ``clone_of`` names the forge source whose clone, kept by phpbotscout itself, ``repo_path``
+    is: removing it is the whole repair, as the next build clones it again.
+    """
+    where = repo_path if clone_of is None else f"the clone of {clone_of} at {repo_path}"
+    if isinstance(fault, Missing):
+        found = f"{where} is damaged: {what} is missing from its object store"
+    else:
+        found = f"{where} is damaged: {what} is in its object store but corrupt ({fault.said})"
+    if clone_of is not None:
+        return f"{found}. Remove it and the next build clones it again"
     if isinstance(fault, Missing):
         return (
-            f"{repo_path} is damaged: {what} is missing from its object store. Run 'git fsck' "
-            "in it to see what else is lost, then 'git fetch --refetch' (git 2.36 or later) to "
-            "get every object again from its remote, or restore it from a backup, or clone it "
-            "again"
+            f"{found}. Run 'git fsck' in it to see what else is lost, then 'git fetch --refetch' "
+            "(git 2.36 or later) to get every object again from its remote, or restore it from "
+            "a backup, or clone it again"
         )
     return (
-        f"{repo_path} is damaged: {what} is in its object store but corrupt ({fault.said}). "
-        "A fetch stops at it, so cannot repair it: run 'git fsck' in it to see what else is "
-        "corrupt, then clone it again or restore it from a backup"
+        f"{found}. A fetch stops at it, so cannot repair it: run 'git fsck' in it to see what "
+        "else is corrupt, then clone it again or restore it from a backup"
     )
 
 

@@ -136,7 +136,12 @@ def _commit_named(sha: str, ref: str) -> str:
 class GitSnapshot:
     """The tree of one commit of a local git repository."""
 
-    def __init__(self, repo_path: Path, ref: str = "HEAD") -> None:
+    def __init__(self, repo_path: Path, ref: str = "HEAD", *, clone_of: str | None = None) -> None:
+        """Open ``ref`` of ``repo_path``.
+
+        ``clone_of`` names the forge source whose clone phpbotscout keeps at ``repo_path``: its
+        damage is repaired by removing it, not as a repository of the operator's own is.
+        """
         try:
             repo = _open(repo_path)
         except PermissionError as denied:
@@ -145,6 +150,7 @@ class GitSnapshot:
             raise SourceError(f"{repo_path} is not a git repository")
         self._repo = repo
         self._path = repo_path
+        self._clone_of = clone_of
         try:
             self.commit = self._repo.commit(ref).hexsha
         except (ValueError, OSError, git.exc.BadName, git.exc.GitCommandError) as exc:
@@ -226,7 +232,7 @@ class GitSnapshot:
         if isinstance(fault, GitFailed):
             return _unreadable_by_git(self._path, fault.said)
         if fault is not None:
-            return SourceError(damaged(self._path, what, fault))
+            return SourceError(damaged(self._path, what, fault, self._clone_of))
         # git reads the object whole: whatever failed, it was not the object store.
         return SourceError(f"cannot read {what} in {self._path} ({failure})")
 

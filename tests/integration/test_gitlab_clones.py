@@ -29,7 +29,7 @@ from tests.fakes.estate import (
     upstream,
 )
 from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
-from tests.gitrepo import commit, git, make_repo
+from tests.gitrepo import commit, corrupt_packed_object, git, make_repo
 from tests.integration.conftest import TOKEN
 from tests.processes import descendants
 
@@ -442,6 +442,37 @@ async def test_a_clone_changed_after_its_fetch_fails_alone_and_keeps_its_index(
             clone.unlink()  # as the error says: removed, it is cloned again
         assert await _outcomes(engine) == {"acme/widgets": "indexed", "acme/gadgets": "unchanged"}
         assert await _guide_commit(engine) != before
+
+
+async def test_a_damaged_object_of_a_clone_says_to_remove_the_clone_not_to_repair_it(
+    tmp_path, fake
+):
+    # phpbotscout keeps the clone itself, shallow: removed, it is cloned again, whole.
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await engine.refresh()
+        before = await _guide_commit(engine)
+        head = push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nNew.\n"})
+        blob = git(fake.repo_dir("acme/widgets"), "rev-parse", "HEAD:docs/guide.md")
+        clone = _clone(tmp_path, "acme/widgets")
+        pack = clone / ".git" / "objects" / "pack"
+        progress = _CloneChangedOnceFetched(
+            "acme/widgets", lambda c: corrupt_packed_object(c, blob), clone
+        )
+        report = await engine.refresh(progress=progress)
+        [(status, error)] = [(o.status, o.error) for o in report.outcomes]
+        [damaged_pack] = pack.glob("*.pack")
+        assert (status, error) == (
+            "failed",
+            f"the clone of acme/widgets at {clone} is damaged: docs/guide.md (blob {blob[:12]}) "
+            f"at commit {head[:12]} is in its object store but corrupt (packed object {blob} "
+            f"(stored in {damaged_pack.relative_to(clone)}) is corrupt). Remove it and the next "
+            "build clones it again",
+        )
+        assert await _guide_commit(engine) == before
+        shutil.rmtree(clone)  # as the error says
+        assert await _outcomes(engine) == {"acme/widgets": "indexed"}
+        assert await _guide_commit(engine) == head
 
 
 async def test_a_failed_listing_changes_nothing(tmp_path, fake):
