@@ -12,6 +12,7 @@ import configparser
 import hashlib
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -106,11 +107,13 @@ def _unreadable_by_git(repo_path: Path, said: str) -> SourceError:
     first = said.partition("\n")[0].rstrip(".")
     if (dubious := _DUBIOUS_OWNERSHIP.search(first)) is not None:
         # Nothing in it is wrong, and 'git status' run by its owner shows nothing: git refuses
-        # a repository another user owns until that user is told to trust it.
+        # a repository another user owns until the user running git is told to trust it. The
+        # command ends the message, to be copied whole, its path (as git names it) quoted.
         return SourceError(
             f"{repo_path} cannot be read by git ({first}): it belongs to another user than the "
-            "one phpbotscout runs as. As that user, run 'git config --global --add "
-            f"safe.directory {dubious[1]}', or give the repository to that user"
+            "one phpbotscout runs as. Give the repository to that user, or trust it by running, "
+            "as that user: git config --global --add safe.directory "
+            f"{shlex.quote(dubious[1])}"
         )
     return SourceError(
         f"{repo_path} cannot be read by git ({first}): run 'git status' in it to see what "

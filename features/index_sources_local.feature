@@ -321,7 +321,7 @@ Feature: Explaining which local repositories are indexed
     Then the exit code is 1
     And source "widgets" was "failed"
     And the output says "cannot be read by git (detected dubious ownership in repository at"
-    And the output says "As that user, run 'git config --global --add safe.directory"
+    And the output says "or trust it by running, as that user: git config --global --add safe.directory"
     And the output does not say "repair it"
     When I run `python -m bot.cli ask "the widget library" --retrieval-only --json`
     Then a passage comes from "widgets"

@@ -1,6 +1,7 @@
 """A commit's files, read from git or from a directory, and what is said when they cannot be."""
 
 import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -217,20 +218,25 @@ def test_a_linked_worktree_whose_git_directory_may_not_be_read_is_said_so(tmp_pa
     )
 
 
-def test_a_repository_another_user_owns_says_how_git_is_told_to_trust_it(tmp_path, monkeypatch):
-    # Nothing in it needs repair, and 'git status' run by its owner finds nothing wrong.
+@pytest.mark.parametrize("name", ["alpha", "my alpha"], ids=["plain", "with-a-space"])
+def test_a_repository_another_user_owns_says_how_git_is_told_to_trust_it(
+    tmp_path, monkeypatch, name
+):
+    # Nothing in it needs repair, and 'git status' run by its owner finds nothing wrong. The
+    # command ends the message, so that it is copied whole, its path quoted for the shell.
     if os.geteuid() != 0:
         pytest.skip("only root may give a repository to another user")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)  # no safe.directory of this machine's
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    make_repo(tmp_path, {"README.md": "# Alpha\n"})
-    for path in (tmp_path, *tmp_path.rglob("*")):
+    repo = tmp_path / name
+    make_repo(repo, {"README.md": "# Alpha\n"})
+    for path in (repo, *repo.rglob("*")):
         os.chown(path, 65534, 65534, follow_symlinks=False)
-    assert _read_all(tmp_path) == (
-        f"{tmp_path} cannot be read by git (detected dubious ownership in repository at "
-        f"'{tmp_path}'): it belongs to another user than the one phpbotscout runs as. As that "
-        f"user, run 'git config --global --add safe.directory {tmp_path}', or give the "
-        "repository to that user"
+    assert _read_all(repo) == (
+        f"{repo} cannot be read by git (detected dubious ownership in repository at "
+        f"'{repo}'): it belongs to another user than the one phpbotscout runs as. Give the "
+        "repository to that user, or trust it by running, as that user: git config --global "
+        f"--add safe.directory {shlex.quote(str(repo))}"
     )
 
 
