@@ -638,6 +638,32 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "sample path shared with the crates that test against this one" --retrieval-only --json`
     Then passage 1 is symbol "SHARED_PATH_FIXTURE" of "paths/src/lib.rs", kind "code", lines 11 to 12
 
+  Scenario: A Rust item compiled only for tests is not indexed, with its members; one cfg_attr marks is
+    Given a git repository "paths" holding "src/lib.rs":
+      """
+      /// Normalize a path for the platform it runs on.
+      pub fn normalize() {}
+
+      #[cfg(test)]
+      /// A sample path fixture the tests normalize.
+      pub fn sample_path_fixture() {}
+
+      #[cfg(all(any(unix, windows), test))]
+      impl Normalizer {
+          /// Resets the sample path fixture between tests.
+          pub fn reset_sample_path_fixture(&self) {}
+      }
+
+      #[cfg_attr(test, derive(Debug))]
+      /// A sample path fixture shared with the crates that test against this one.
+      pub struct SharedPathFixture;
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "sample path fixture" --retrieval-only --json`
+    Then no passage contains "fn sample_path_fixture"
+    And no passage contains "reset_sample_path_fixture"
+    And passage 1 is symbol "SharedPathFixture" of "paths/src/lib.rs", kind "code", lines 14 to 16
+
   Scenario: A Rust module no target compiles is not indexed, one a single family compiles is
     Given a git repository "clocks" holding "src/lib.rs":
       """

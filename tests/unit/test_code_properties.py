@@ -312,6 +312,16 @@ def python_program(draw):
 EXTERN_QUALIFIER = st.sampled_from([b"", b"safe ", b"unsafe ", b"unsafe /* c */ "])
 
 
+RUST_CFGS = [
+    b"cfg(test)",
+    b"cfg(all(test, unix))",
+    b"cfg(all(any(unix, windows), test))",
+    b"cfg(all(unix, windows))",
+    b"cfg(not(test))",
+    b"cfg_attr(test, derive(Debug))",
+]
+
+
 @st.composite
 def rust_program(draw):
     nl = draw(NEWLINE)
@@ -373,19 +383,19 @@ def rust_program(draw):
                 b"}",
             ]
         else:
-            cfgs = [b"test", b"all(test, unix)", b"all(any(unix, windows), test)", b"not(test)"]
-            tests = [
-                b"#[cfg(" + c + b")]" for c in draw(st.lists(st.sampled_from(cfgs), max_size=2))
-            ]
             item = [
-                *tests,
                 b"pub mod " + name.lower() + b" {",
                 b"    //! inner",
                 b"    pub fn f() {}",
                 b"}",
             ]
         hidden = [b"#[doc(hidden)]"] if draw(st.booleans()) else []  # rustdoc's, and ours
-        out += [b"", *doc, *hidden, *item]
+        # Any item may be compiled only for tests, for no target, or for the library too; its
+        # attributes may stand above its doc comment, below it, or between its lines.
+        cfgs = draw(st.lists(st.sampled_from(RUST_CFGS), max_size=2))
+        above = [b"#[" + c + b"]" for c in cfgs] + hidden
+        at = draw(st.integers(min_value=0, max_value=len(doc)))
+        out += [b"", *doc[:at], *above, *doc[at:], *item]
     return draw(START) + nl.join(out) + nl
 
 
@@ -449,6 +459,48 @@ def rust_2024_bindings(draw):
 @SETTINGS
 @given(program=rust_2024_bindings())
 def test_rust_2024_extern_items_are_chunked_not_lost(program):
+    chunked_as_declared("src/lib.rs", program)
+
+
+# Each item kind with the symbols it is chunked as, ``{n}`` its name.
+RUST_ITEMS = {
+    b"pub fn {n}() {{}}": ["{n}"],
+    b"pub struct {n};": ["{n}"],
+    b"pub const {n}: u8 = 1;": ["{n}"],
+    b"pub static {n}: u8 = 1;": ["{n}"],
+    b"pub trait {n} {{\n    fn m(&self);\n}}": ["{n}", "{n}.m"],
+    b"impl {n} {{\n    pub fn m(&self) {{}}\n}}": ["{n}.m"],
+    b"#[macro_export]\nmacro_rules! {n} {{\n    () => {{}};\n}}": ["{n}"],
+}
+# Those of ``RUST_CFGS`` under which the library never compiles an item.
+RUST_TEST_ONLY = {
+    b"cfg(test)",
+    b"cfg(all(test, unix))",
+    b"cfg(all(any(unix, windows), test))",
+    b"cfg(all(unix, windows))",
+}
+
+
+@st.composite
+def rust_items_under_cfgs(draw):
+    """Items, each under attributes that may compile it only for tests; the names kept."""
+    nl = draw(NEWLINE)
+    out, names = [], []
+    for i in range(draw(st.integers(min_value=1, max_value=6))):
+        item, symbols = draw(st.sampled_from(sorted(RUST_ITEMS.items())))
+        cfgs = draw(st.lists(st.sampled_from(RUST_CFGS), max_size=2))
+        doc = [b"/// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
+        at = draw(st.integers(min_value=0, max_value=len(doc)))
+        above = [*doc[:at], *(b"#[" + c + b"]" for c in cfgs), *doc[at:]]
+        out += [b"", *above, *item.decode().format(n=f"item{i}").encode().split(b"\n")]
+        if not RUST_TEST_ONLY.intersection(cfgs):
+            names += [s.format(n=f"item{i}") for s in symbols]
+    return draw(START) + nl.join(out) + nl, names
+
+
+@SETTINGS
+@given(program=rust_items_under_cfgs())
+def test_rust_items_compiled_only_for_tests_are_not_chunked(program):
     chunked_as_declared("src/lib.rs", program)
 
 

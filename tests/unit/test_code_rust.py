@@ -883,3 +883,127 @@ mod tests {{
 def test_a_module_the_library_also_compiles_is_kept(cfg):
     source = f"#[cfg({cfg})]\nmod support {{\n    const LIMIT: u8 = 3;\n}}\n".encode()
     assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["LIMIT"]
+
+
+TEST_ONLY_ITEMS = b"""/// Parse.
+pub fn parse() {}
+
+#[cfg(test)]
+/// Builds a parser over a fixture.
+pub fn parser_for_tests() {}
+
+/// A sample input.
+#[cfg(all(test, feature = "std"))]
+#[derive(Debug)]
+pub struct Fixture;
+
+#[cfg(test)]
+pub const SAMPLE: &str = "a b";
+
+#[cfg(test)]
+pub static SEEN: u8 = 0;
+
+#[cfg(all(unix, windows))]
+pub type Handle = u32;
+
+#[cfg(test)]
+/// Helpers for tests.
+pub trait Probe {
+    fn probe(&self);
+}
+
+#[cfg(test)]
+impl Parser {
+    /// Parses the sample.
+    pub fn parse_sample(&self) {}
+}
+
+/// Asserts a parse.
+#[cfg(test)]
+#[macro_export]
+macro_rules! assert_parses {
+    () => {};
+}
+
+#[cfg(test)]
+macro_rules! fixtures {
+    () => {
+        pub fn from_template() {}
+    };
+}
+
+pub struct Parser;
+
+impl Parser {
+    /// Parses nothing.
+    pub fn empty(&self) {}
+
+    #[cfg(test)]
+    pub fn reset_for_tests(&self) {}
+}
+
+pub trait Reader {
+    /// Reads.
+    fn read(&self);
+
+    #[cfg(test)]
+    fn read_fixture(&self);
+}
+"""
+
+
+def test_items_compiled_only_for_tests_or_for_no_target_are_not_chunked():
+    chunks = chunk_code("src/lib.rs", TEST_ONLY_ITEMS)
+    assert_honest(TEST_ONLY_ITEMS, chunks)
+    assert [c.symbol for c in chunks] == [
+        "parse",
+        "Parser",
+        "Parser.empty",
+        "Reader",
+        "Reader.read",
+    ]
+
+
+def test_the_items_a_template_writes_only_for_tests_are_not_chunked():
+    source = b"""macro_rules! declare {
+    () => {
+        /// Shipped.
+        pub fn shipped() {}
+
+        #[cfg(test)]
+        pub fn fixture() {}
+
+        #[cfg(test)]
+        impl Widget {
+            pub fn probe(&self) {}
+        }
+    };
+}
+"""
+    assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["shipped"]
+
+
+def test_what_a_test_only_call_writes_into_an_impl_is_no_member_of_it():
+    source = b"""macro_rules! probes {
+    () => {
+        pub fn probe(&self) {}
+    };
+}
+
+pub struct Widget;
+
+impl Widget {
+    #[cfg(test)]
+    probes!();
+}
+"""
+    assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["Widget"]
+
+
+@pytest.mark.parametrize(
+    "attribute",
+    ["#[cfg(not(test))]", "#[cfg_attr(test, derive(Debug))]", '#[cfg(any(test, feature = "x"))]'],
+)
+def test_an_item_the_library_also_compiles_is_kept(attribute):
+    source = f"{attribute}\n/// A fixture.\npub fn fixture() {{}}\n".encode()
+    assert spans(chunk_code("src/lib.rs", source)) == [("fixture", 1, 3)]

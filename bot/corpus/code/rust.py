@@ -20,13 +20,15 @@ Rules, the Go ones carried over to Rust's conventions:
 - so are the items inside a macro call's braces, a ``cfg_if!`` chain's branches included
   (``rust_wrappers``), and those a ``macro_rules!`` template of the crate's own writes out
   (once per template, not per call), unless the caller names them;
-- modules compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``, any
-  ``cfg`` that cannot hold without ``test``: ``bot.corpus.code.rust_cfg``; a module or file
-  saying so at its top, ``#![cfg(test)]``, too) and files whose header says they were
-  generated are skipped, and so is whatever ``#[doc(hidden)]`` hides from rustdoc: the
-  item, and all a hidden module, trait or impl holds (a module hidden by ``#![doc(hidden)]``
-  at its top too); a file cannot tell that the ``mod`` naming it elsewhere is hidden, so
-  the indexer leaves such a file out before it is chunked (``bot.corpus.code.rust_modules``).
+- items compiled only for tests (``#[cfg(test)]``, ``#[cfg(all(test, ...))]``, any ``cfg``
+  that cannot hold without ``test`` or on any target: ``bot.corpus.code.rust_cfg``), with
+  all a module, trait or ``impl`` so compiled holds (a module or file saying so at its top,
+  ``#![cfg(test)]``, too; ``#[cfg_attr(test, ...)]`` only adds attributes, and is no
+  ``cfg``), and files whose header says they were generated are skipped, and so is whatever
+  ``#[doc(hidden)]`` hides from rustdoc: the item, and all a hidden module, trait or impl
+  holds (a module hidden by ``#![doc(hidden)]`` at its top too); a file cannot tell that the
+  ``mod`` naming it elsewhere is hidden, so the indexer leaves such a file out before it is
+  chunked (``bot.corpus.code.rust_modules``).
 """
 
 from __future__ import annotations
@@ -318,22 +320,28 @@ def _item(
         # doc comment's lines for that item's attributes would cost the square of its length.
         return
     # rustdoc leaves a ``#[doc(hidden)]`` item out of the API (anyhow's ``__private`` module,
-    # a macro's helpers), and with it a hidden module's, trait's or impl's items.
+    # a macro's helpers), and with it a hidden module's, trait's or impl's items; so is an
+    # item the library never compiles (``#[cfg(test)] pub fn fixture()``, or a ``cfg`` no
+    # target meets), whatever it is: a module, a call and all it wraps, an ``impl``, a macro.
     attributes = attributes_above(scope.items, index)
-    hidden = any(hides_from_docs(a) for a in attributes)
+    why = why_hidden(attributes)
+    hidden = bool(why)
     if _members_unindexed(item, hidden):
         # Not walked, its members not indexed: nor is what a macro writes into it.
         body = item.child_by_field_name("body")
         for call in body.children if body is not None else ():
             if call.type == "macro_invocation":
                 macros.called(scope, call, "")
+    if why in (TEST_ONLY, NO_TARGET) and kind == "macro_invocation" and scope.owner:
+        # ``impl Foo { #[cfg(test)] fixtures!(); }``: what it writes are no members of Foo.
+        macros.called(scope, item, "")
     if hidden:
         return
     if scope.template and _named_by_metavariable(item, scope.template):
         # Its name is whatever the macro's caller passes: nothing to search it by. A module
         # so named still holds items with names of their own (regex's ``pub mod $name``).
         body = item.child_by_field_name("body") if kind == "mod_item" else None
-        if body is not None and not any(compiled_only_for_tests(a) for a in attributes):
+        if body is not None:
             pending.append(scope.nested(body.children, items_only=True))
         return
     if scope.template and not scope.owner and _spliced_member(item):
@@ -361,8 +369,6 @@ def _item(
         if body is not None and owner:
             pending.append(scope.nested(body.children, owner=owner))
     elif kind == "mod_item" and not scope.owner:
-        if any(compiled_only_for_tests(a) for a in attributes):
-            return
         module = f"module {text_of(item.child_by_field_name('name'))}"
         # The docs above ``pub mod x;`` or ``pub mod x {`` (regex documents ``bytes`` so);
         # an inline module's ``//!`` docs, if it has them, are its scope's own chunk.
@@ -386,8 +392,6 @@ def _item(
     elif kind == "macro_invocation" and scope.owner:
         macros.called(scope, item, "" if scope.in_trait else scope.owner)
     elif kind == "macro_invocation":
-        if any(compiled_only_for_tests(a) for a in attributes):
-            return  # ``#[cfg(test)] wrap! { ... }``: the call, all it wraps, is for tests
         for inside in macro_items(item, lines):  # a group per ``cfg_if!`` branch
             if not inside.only_for_tests:
                 pending.append(scope.nested(inside.items, items_only=True))
