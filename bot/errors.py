@@ -12,6 +12,7 @@ ephemeral reply.
           ├── StoreError             the index database cannot be opened or migrated
           ├── EmptyIndexError        nothing has been indexed yet
           ├── SourceError            a repository could not be read or fetched
+          │    ├── DamagedRepository a repository git cannot read for damage on disk
           │    └── ForgeError        the forge API failed
           │         └── RateLimited  the forge asked us to slow down; the run stops
           ├── ProviderError          the answering model failed
@@ -95,6 +96,21 @@ class SourceError(OperationalError):
     """A repository could not be read, fetched or indexed."""
 
     kind = "source"
+
+
+class DamagedRepository(SourceError):
+    """git cannot read a repository for damage on disk, not for want of permission.
+
+    An object missing or corrupt, refs or a configuration git cannot read; never a file this
+    user may not read, nor a repository another user owns.
+
+    ``found`` says only what is wrong, without the advice that ends the message: a clone
+    phpbotscout keeps is repaired by cloning it again, not as the message tells an operator.
+    """
+
+    def __init__(self, message: str, *, found: str) -> None:
+        super().__init__(message)
+        self.found = found
 
 
 class ForgeError(SourceError):

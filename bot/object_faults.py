@@ -70,6 +70,16 @@ def sha_named(said: str) -> str | None:
     return None if found is None else found.group()
 
 
+def damage_found(
+    repo_path: Path, what: str, fault: Missing | Corrupt, clone_of: str | None = None
+) -> str:
+    """What is wrong with ``what`` (an object, named for the operator), without what to do."""
+    where = repo_path if clone_of is None else f"the clone of {clone_of} at {repo_path}"
+    if isinstance(fault, Missing):
+        return f"{where} is damaged: {what} is missing from its object store"
+    return f"{where} is damaged: {what} is in its object store but corrupt ({fault.said})"
+
+
 def damaged(
     repo_path: Path, what: str, fault: Missing | Corrupt, clone_of: str | None = None
 ) -> str:
@@ -78,11 +88,7 @@ def damaged(
     ``clone_of`` names the forge source whose clone, kept by phpbotscout itself, ``repo_path``
     is: removing it is the whole repair, as the next build clones it again.
     """
-    where = repo_path if clone_of is None else f"the clone of {clone_of} at {repo_path}"
-    if isinstance(fault, Missing):
-        found = f"{where} is damaged: {what} is missing from its object store"
-    else:
-        found = f"{where} is damaged: {what} is in its object store but corrupt ({fault.said})"
+    found = damage_found(repo_path, what, fault, clone_of)
     if clone_of is not None:
         return f"{found}. Remove it and the next build clones it again"
     if isinstance(fault, Missing):

@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from bot.errors import SourceError
+from bot.errors import DamagedRepository
 
 _FULL_SHA = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
 # A name under refs/ whose parts neither start with a dot nor hold what git forbids in a ref
@@ -27,7 +27,7 @@ def branch_is_unborn(repo_path: Path, git_dir: Path, common_dir: Path) -> bool:
     """Whether HEAD (in ``git_dir``) names a branch that no ref (in ``common_dir``) holds.
 
     Raises:
-        SourceError: a file needed to tell is damaged: what, and what to do.
+        DamagedRepository: a file needed to tell is damaged: what, and what to do.
         PermissionError: one may not be read by this user.
     """
     head = _read(repo_path, git_dir / "HEAD")
@@ -88,8 +88,10 @@ def _packed(repo_path: Path, packed_refs: Path, name: str) -> bool:
     return False
 
 
-def _damaged(repo_path: Path, what: str) -> SourceError:
-    return SourceError(
-        f"{repo_path} has refs git cannot read ({what}), so whether it has a commit is not "
-        "known: run 'git status' in it to see what is wrong, and repair it"
+def _damaged(repo_path: Path, what: str) -> DamagedRepository:
+    found = f"{repo_path} has refs git cannot read ({what})"
+    return DamagedRepository(
+        f"{found}, so whether it has a commit is not known: run 'git status' in it to see what "
+        "is wrong, and repair it",
+        found=found,
     )

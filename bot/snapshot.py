@@ -19,9 +19,16 @@ from typing import Protocol
 
 import git
 
-from bot.errors import SourceError
+from bot.errors import DamagedRepository, SourceError
 from bot.git_access import cannot_be_read, denied_in_object_store, denied_in_repository
-from bot.object_faults import GitFailed, damaged, git_words, object_fault, sha_named
+from bot.object_faults import (
+    GitFailed,
+    damage_found,
+    damaged,
+    git_words,
+    object_fault,
+    sha_named,
+)
 from bot.ref_files import branch_is_unborn
 
 _REGULAR_FILE_MODES = ("100644", "100755")
@@ -115,9 +122,9 @@ def _unreadable_by_git(repo_path: Path, said: str) -> SourceError:
             "as that user: git config --global --add safe.directory "
             f"{shlex.quote(dubious[1])}"
         )
-    return SourceError(
-        f"{repo_path} cannot be read by git ({first}): run 'git status' in it to see what "
-        "is wrong, and repair it"
+    found = f"{repo_path} cannot be read by git ({first})"
+    return DamagedRepository(
+        f"{found}: run 'git status' in it to see what is wrong, and repair it", found=found
     )
 
 
@@ -235,7 +242,10 @@ class GitSnapshot:
         if isinstance(fault, GitFailed):
             return _unreadable_by_git(self._path, fault.said)
         if fault is not None:
-            return SourceError(damaged(self._path, what, fault, self._clone_of))
+            return DamagedRepository(
+                damaged(self._path, what, fault, self._clone_of),
+                found=damage_found(self._path, what, fault, self._clone_of),
+            )
         # git reads the object whole: whatever failed, it was not the object store.
         return SourceError(f"cannot read {what} in {self._path} ({failure})")
 
