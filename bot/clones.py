@@ -466,6 +466,24 @@ class Clones:
         action = "cloned" if why == "no clone yet" else f"cloned again ({why})"
         return CloneState(state.path, state.branch_commit, state.release_commit, action)
 
+    def clone_again(
+        self, name: str, url: str, branch: str, release_tag: str | None, why: str
+    ) -> CloneState:
+        """Clone ``name`` afresh beside its clone, and swap the new one in once it is whole.
+
+        For a clone found damaged only once read: a fetch would not repair it. Until the new
+        clone is complete the old one stays where it is, so a clone that fails leaves it as it
+        was, and a run stopped part-way leaves one or the other, never half of one.
+
+        Raises:
+            ForgeUnreachable: the forge could not be reached (the old clone is kept).
+            SourceError: the repository could not be cloned (the old clone is kept).
+        """
+        state = self._clone(name, url, branch, release_tag)
+        return CloneState(
+            state.path, state.branch_commit, state.release_commit, f"cloned again ({why})"
+        )
+
     def _update(
         self,
         path: Path,

@@ -38,7 +38,7 @@ from bot.clones import Clones, CloneState, RemoteRefs
 from bot.config import Config
 from bot.corpus.chunk import Kind
 from bot.corpus.documents import CORPUS_VERSION
-from bot.errors import RateLimited, SourceError
+from bot.errors import DamagedRepository, RateLimited, SourceError
 from bot.forge.base import Forge, NoRelease, Project, Release, Unknown
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.discovery import (
@@ -475,10 +475,9 @@ class GitLabSources:
         name = fetched.fc.candidate.name
         site = fetched.fc.decision.site
         scope = Scope(site=site, other_markdown=site and self.config.markdown_scope == "all")
-        clone = fetched.clone
         existing = await catalog.fingerprints(self.store, name)
 
-        def plan() -> writer.SourcePlan:
+        def plan(clone: CloneState) -> writer.SourcePlan:
             _check_clone(name, clone.path)
             branch = GitSnapshot(clone.path, clone.branch_commit, clone_of=name)
             code: ReleaseCode | HeldCode | None = fetched.held
@@ -502,7 +501,14 @@ class GitLabSources:
                 if isinstance(code, ReleaseCode):
                     code.snapshot.close()
 
-        source_plan = await asyncio.to_thread(plan)
+        clone = fetched.clone
+        try:
+            source_plan = await asyncio.to_thread(plan, clone)
+        except DamagedRepository as damage:
+            # The clone is the bot's own: cloned again, it is whole, where a fetch would stop
+            # at the damage and every build after would fail the same way.
+            clone = await self._clone_again(fetched, damage)
+            source_plan = await asyncio.to_thread(plan, clone)
         source_plan = replace(
             source_plan,
             default_branch=fetched.fc.project.branch,
@@ -511,6 +517,38 @@ class GitLabSources:
         await writer.write_source(self.store, source_plan)
         log.info("indexed %s (%s)", name, clone.action)
         return _Outcome.indexed(source_plan)
+
+    async def _clone_again(self, fetched: _Fetched, damage: DamagedRepository) -> CloneState:
+        """Clone a source whose clone was found damaged once read, in place of that clone.
+
+        Raises:
+            SourceError: the fresh clone failed too: what was wrong, and why it failed; the
+                damaged clone is kept as it was.
+            RateLimited: the forge rate-limited git; the run stops.
+        """
+        name, project = fetched.fc.candidate.name, fetched.fc.project
+        log.warning("%s; cloning %s again", damage.found, name)
+        try:
+            url = self.access.url_for(project)
+            return await self._in_thread(
+                partial(
+                    self.clones.clone_again,
+                    name,
+                    url,
+                    project.branch,
+                    fetched.release_tag,
+                    "it was damaged",
+                )
+            )
+        except RateLimited:
+            raise
+        except SourceError as failed:
+            log.warning("cloning %s again failed: %s", name, failed)
+            raise SourceError(
+                f"{damage.found}, and cloning it again failed too ({str(failed).rstrip('.')}), "
+                f"so {_KEPT}. The damaged clone is kept as it was; the next build clones it "
+                "again"
+            ) from None
 
 
 def _check_clone(name: str, path: Path) -> None:

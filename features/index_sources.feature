@@ -252,6 +252,27 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli ask "the handbook manual" --retrieval-only --json`
     Then passage 1 is "handbook" from "docs/index.md"
 
+  Scenario: A clone found damaged once fetched is cloned again and indexed in the same build
+    Given the index has been built
+    And "acme/handbook" has a new commit
+    When the index is built, and the new page in the clone of "acme/handbook" is corrupted once it is fetched
+    Then source "acme/handbook" was "indexed"
+    And source "acme/infra" was "unchanged"
+    When I run `python -m bot.cli ask "a new page" --retrieval-only --json`
+    Then passage 1 is "News" from "docs/news.md"
+
+  Scenario: A damaged clone GitLab will not clone again fails saying both, and keeps the clone and its index
+    Given the index has been built
+    And "acme/handbook" has a new commit
+    When the index is built, and the new page in the clone of "acme/handbook" is corrupted once it is fetched, and GitLab then refuses git
+    Then source "acme/handbook" was "failed"
+    And the clone of "acme/handbook" is still there
+    When I run `python -m bot.cli index sources --json`
+    Then the last error of "acme/handbook" says "is in its object store but corrupt"
+    And the last error of "acme/handbook" says "and cloning it again failed too (GitLab forbade git to read the repository (HTTP 403)"
+    When I run `python -m bot.cli ask "the handbook manual" --retrieval-only --json`
+    Then passage 1 is "handbook" from "docs/index.md"
+
   Scenario: Index status reports what each source was indexed from
     Given the index has been built
     When I run `python -m bot.cli index status --json`

@@ -29,7 +29,7 @@ from tests.fakes.estate import (
 )
 from tests.fakes.gitlab import FakeGitLab, Rule
 from tests.fakes.ssh import HOST_KEY_UNKNOWN, KEY_REFUSED, refusing_ssh
-from tests.gitrepo import git, make_repo
+from tests.gitrepo import corrupt_packed_object, git, make_repo
 from tests.pipes import exited, start_cli
 from tests.processes import Process, descendants
 
@@ -257,6 +257,34 @@ def built_while_clone_unreadable(world: World, path: str) -> None:
         clone.symlink_to(clone.parent / ("x" * 300))
 
     build_changing(world, path, unreadable)
+
+
+_CORRUPTED = (
+    'the index is built, and the new page in the clone of "{path}" is corrupted once it is fetched'
+)
+
+
+@when(parsers.parse(_CORRUPTED))
+def built_while_clone_corrupt(world: World, forge: FakeGitLab, path: str) -> None:
+    _build_corrupting(world, forge, path, refused=False)
+
+
+@when(parsers.parse(_CORRUPTED + ", and GitLab then refuses git"))
+def built_while_clone_corrupt_and_refused(world: World, forge: FakeGitLab, path: str) -> None:
+    _build_corrupting(world, forge, path, refused=True)
+
+
+def _build_corrupting(world: World, forge: FakeGitLab, path: str, *, refused: bool) -> None:
+    """Build, corrupting the new page's blob in the clone once fetched: only reading finds it."""
+    clone = _clone(world, path)
+    blob = git(forge.repo_dir(path), "rev-parse", "HEAD:docs/news.md")
+
+    def corrupt() -> None:
+        corrupt_packed_object(clone, blob)
+        if refused:  # the fresh clone is refused
+            forge.rules.append(Rule(r"\.git/", status=403))
+
+    build_changing(world, path, corrupt)
 
 
 @given("a file stands where the clones directory should be")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import shutil
 import stat
@@ -444,35 +445,100 @@ async def test_a_clone_changed_after_its_fetch_fails_alone_and_keeps_its_index(
         assert await _guide_commit(engine) != before
 
 
-async def test_a_damaged_object_of_a_clone_says_to_remove_the_clone_not_to_repair_it(
-    tmp_path, fake
+def _corrupted_once_fetched(
+    fake: FakeGitLab, clone: Path
+) -> tuple[str, str, _CloneChangedOnceFetched]:
+    """A new commit, and a progress that corrupts its guide's blob in the clone once fetched.
+
+    Only reading finds it: the fetch had nothing to say of an object it already held.
+    """
+    head = push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nNew.\n"})
+    blob = git(fake.repo_dir("acme/widgets"), "rev-parse", "HEAD:docs/guide.md")
+    progress = _CloneChangedOnceFetched(
+        "acme/widgets", lambda c: corrupt_packed_object(c, blob), clone
+    )
+    return head, blob, progress
+
+
+def _corrupt(clone: Path, blob: str, head: str) -> str:
+    [damaged_pack] = (clone / ".git" / "objects" / "pack").glob("*.pack")
+    return (
+        f"the clone of acme/widgets at {clone} is damaged: docs/guide.md (blob {blob[:12]}) "
+        f"at commit {head[:12]} is in its object store but corrupt (packed object {blob} "
+        f"(stored in {damaged_pack.relative_to(clone)}) is corrupt)"
+    )
+
+
+def _files(tree: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(tree)): p.read_bytes() for p in tree.rglob("*") if p.is_file()}
+
+
+def _unparsable_config(clone: Path) -> None:
+    (clone / ".git" / "config").write_text("[core\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("config_damaged", [False, True], ids=["corrupt-object", "config"])
+async def test_a_clone_found_damaged_once_read_is_cloned_again_and_indexed_in_the_same_build(
+    tmp_path, fake, caplog, config_damaged
 ):
-    # phpbotscout keeps the clone itself, shallow: removed, it is cloned again, whole.
+    # phpbotscout keeps the clone itself, shallow: cloned again, it is whole.
     _one(fake)
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
-        await engine.refresh()
-        before = await _guide_commit(engine)
-        head = push(fake, "acme/widgets", {"docs/guide.md": GUIDE + "\nNew.\n"})
-        blob = git(fake.repo_dir("acme/widgets"), "rev-parse", "HEAD:docs/guide.md")
+        await _with_marker(tmp_path, engine)
         clone = _clone(tmp_path, "acme/widgets")
-        pack = clone / ".git" / "objects" / "pack"
-        progress = _CloneChangedOnceFetched(
-            "acme/widgets", lambda c: corrupt_packed_object(c, blob), clone
-        )
+        head, _, progress = _corrupted_once_fetched(fake, clone)
+        if config_damaged:
+            progress.change = _unparsable_config
+        with caplog.at_level(logging.WARNING, logger="bot.forge_refresh"):
+            report = await engine.refresh(progress=progress)
+        assert [(o.name, o.status, o.error) for o in report.outcomes] == [
+            ("acme/widgets", "indexed", None)
+        ]
+        assert await _guide_commit(engine) == head
+        assert (await engine.status())[0].state.last_error is None
+    assert not (clone / ".git" / "kept-marker").exists()
+    assert git(clone, "fsck", "--no-dangling") == ""
+    assert sorted(p.name for p in clone.parent.iterdir()) == ["+lock", clone.name]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("acme/widgets" in w and "cloning acme/widgets again" in w for w in warnings)
+
+
+async def test_a_damaged_clone_that_cannot_be_cloned_again_is_kept_and_so_is_its_index(
+    tmp_path, fake
+):
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await _with_marker(tmp_path, engine)
+        before = await _guide_commit(engine)
+        clone = _clone(tmp_path, "acme/widgets")
+        head, blob, progress = _corrupted_once_fetched(fake, clone)
+
+        def corrupt_then_refuse(c: Path) -> None:
+            corrupt_packed_object(c, blob)
+            fake.rules = [Rule(r"\.git/", status=403)]  # the fresh clone is refused
+
+        progress.change = corrupt_then_refuse
         report = await engine.refresh(progress=progress)
-        [(status, error)] = [(o.status, o.error) for o in report.outcomes]
-        [damaged_pack] = pack.glob("*.pack")
-        assert (status, error) == (
-            "failed",
-            f"the clone of acme/widgets at {clone} is damaged: docs/guide.md (blob {blob[:12]}) "
-            f"at commit {head[:12]} is in its object store but corrupt (packed object {blob} "
-            f"(stored in {damaged_pack.relative_to(clone)}) is corrupt). Remove it and the next "
-            "build clones it again",
+        kept = _files(clone)
+        error = (
+            f"{_corrupt(clone, blob, head)}, and cloning it again failed too (GitLab forbade git "
+            "to read the repository (HTTP 403): the token lacks the read_repository scope, or "
+            "the project forbids this token. Give GITLAB_TOKEN the read_repository scope, or a "
+            "token with access), so nothing of it was read this run and its last index keeps "
+            "answering. The damaged clone is kept as it was; the next build clones it again"
         )
+        assert [(o.name, o.status, o.error) for o in report.outcomes] == [
+            ("acme/widgets", "failed", error)
+        ]
         assert await _guide_commit(engine) == before
-        shutil.rmtree(clone)  # as the error says
+        assert (await engine.status())[0].state.last_error == error
+        # Neither lost nor half deleted, and nothing left beside it.
+        assert (clone / ".git" / "kept-marker").exists()
+        assert sorted(p.name for p in clone.parent.iterdir()) == ["+lock", clone.name]
+        fake.rules = []
         assert await _outcomes(engine) == {"acme/widgets": "indexed"}
         assert await _guide_commit(engine) == head
+    assert kept != _files(clone)
 
 
 async def test_a_failed_listing_changes_nothing(tmp_path, fake):

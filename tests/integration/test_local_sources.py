@@ -224,6 +224,20 @@ async def test_a_repository_whose_commit_is_corrupt_is_not_called_missing_it(tmp
     )
 
 
+async def test_a_damaged_repository_of_the_operators_own_is_never_replaced_or_moved(tmp_path):
+    # Only a clone phpbotscout keeps itself is cloned again: this one is the operator's.
+    repos = tmp_path / "repos"
+    alpha = repos / "alpha"
+    head = make_repo(alpha, {"README.md": README})
+    corrupt_loose_object(alpha, head)
+    before = {p: p.read_bytes() for p in alpha.rglob("*") if p.is_file()}
+    async with await Engine.open(_config(tmp_path, str(alpha))) as engine:
+        report = await engine.refresh()
+    assert [o.name for o in report.failed] == ["alpha"]
+    assert {p: p.read_bytes() for p in alpha.rglob("*") if p.is_file()} == before
+    assert [p.name for p in repos.iterdir()] == ["alpha"]
+
+
 async def test_a_working_tree_git_cannot_read_fails_saying_why_and_keeps_its_index(tmp_path):
     alpha = tmp_path / "repos" / "alpha"
     make_repo(alpha, {"README.md": README})
