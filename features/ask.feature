@@ -230,7 +230,7 @@ Feature: Asking a question
     Then the exit code is 0
     And the outcome is "answered"
 
-  Scenario: An answer that says what the passages leave out and cites a passage for more in brackets is shown
+  Scenario: An answer that says what the passages leave out and cites a passage for a name in brackets is shown
     Given the model answers "The passages do not give a default depth (the guide sets `frobnication.depth` to seven [1])." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
     Then the exit code is 0
@@ -242,6 +242,13 @@ Feature: Asking a question
     When I run `python -m bot.cli gaps --json`
     Then the exit code is 0
     And the backlog lists "What is the default frobnication depth?" as "composer_declined"
+
+  Scenario: An answer that says what the passages leave out and only describes a passage in brackets is a documentation gap
+    Given the model answers "The passages do not say how to colour a widget (they only discuss tuning [1])." citing "Tuning the frobnicator"
+    And someone has asked "Which colours can a widget be?"
+    When I run `python -m bot.cli gaps --json`
+    Then the exit code is 0
+    And the backlog lists "Which colours can a widget be?" as "composer_declined"
 
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded

@@ -12,13 +12,14 @@ own word. A sentence with a second clause (after a colon, a semicolon or a dash,
 word such as "so" or "only" follows; a list, "red, green or blue", with or without a comma
 before its "or", is no second clause, unless a verb follows that "or", ``_goes_on``) is a
 statement of its own, and a draft with one of those, or with a code block, is an answer. So is
-a draft with an aside in parentheses that cites a passage for something of its own, "(the
-example sets `--force` [2])": a citation alone makes no answer (the markers are read past), but
-that aside says what a passage holds, and shown as an answer it is checked against that
-passage, where as a decline's reason its names would be shown unchecked. An aside that only
-points, "(see [2])", or says again what is missing, with a negation or with no word but
-pointing ones and those the draft says outside it, "(passage [2] only mentions depth)", says
-nothing more. The rule errs towards showing: a real answer that says in passing that the
+a draft with an aside in parentheses that cites a passage for a name of its own, "(the example
+sets `--force` [2])": a citation alone makes no answer (the markers are read past), but that
+aside says what a passage holds, and shown as an answer its name is checked against that
+passage, where as a decline's reason it would be shown unchecked. An aside that names nothing
+in code, "(they only discuss installation [2])", is what the draft says of the passages, and
+so is one that only points, "(see `--force` in [2])", or says again what is missing, with a
+negation or with no word but pointing ones and those the draft says outside it, "(passage [2]
+only mentions `depth`)". The rule errs towards showing: a real answer that says in passing that the
 passages leave something out is never turned into a decline.
 
 Every pattern here reads a sentence in time linear in its length, so no reply, however long or
@@ -127,6 +128,8 @@ _FENCE = re.compile(r"^[ \t]*+(?:```|~~~)|^(?: {4}|\t)\S", re.M)
 # An aside in parentheses, read from its "(" to the first bracket after it: each character is
 # read from one "(" at most.
 _ASIDE = re.compile(r"\(([^()\n]*+)\)")
+# A code span in an aside: what the checks would read as a name.
+_CODE_SPAN = re.compile(r"`[^`]++`")
 _WORD = re.compile(r"[^\W\d_]+")
 # Words an aside may hold beside a marker and still only point to it: "(see [2])", "(cf.
 # passage [2] above)", "(e.g. [2])", "(as noted in [2])", "(only mentioned in passing in [2])".
@@ -175,16 +178,20 @@ def is_non_answer(markdown: str) -> bool:
 
 
 def _cites_a_statement(aside: re.Match[str], outside: set[str]) -> bool:
-    """Whether ``aside`` cites a passage for something of its own, not only points to it.
+    """Whether ``aside`` cites a passage for a name of its own, not only points to it.
 
-    "(the example sets `--force` [2])" says what passage 2 holds. "(see [2])" says nothing; nor
-    does one that opens with a word sending the reader on, "(see the tuning guide [2])", one
-    that says again what is missing, with a negation, "(depth is not given [2])", or one with no
-    word but pointing ones and those the draft says ``outside`` its asides, "The passages do not
-    give a default depth (passage [2] only mentions depth)."
+    "(the example sets `--force` [2])" says what passage 2 holds. One without code, "(they only
+    discuss installation [2])", names nothing a check would read: it describes the passages, as
+    a decline does. "(see [2])" says nothing; nor does one that opens with a word sending the
+    reader on, "(see `--force` in [2])", one that says again what is missing, with a negation,
+    "(`depth` is not given [2])", or one with no word but pointing ones and those the draft says
+    ``outside`` its asides, "The passages do not give a default depth (passage [2] only mentions
+    `depth`)."
     """
     held = aside.group(1)
-    if _BRACKET_MARKER.search(held) is None or _NEGATION.search(held) or _POINTER.match(held):
+    if _BRACKET_MARKER.search(held) is None or _CODE_SPAN.search(held) is None:
+        return False
+    if _NEGATION.search(held) or _POINTER.match(held):
         return False
     words = _WORD.findall(_BRACKET_MARKER.sub(" ", held))
     return any(
