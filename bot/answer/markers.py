@@ -15,15 +15,17 @@ raises something: a number (``10⁶``), a one-letter name (``n²``, ``x²``, ``m
 length or time (``cm²``, ``ft²``, ``ms²``) or a bracketed expression of those (``(n+1)²``);
 a bracket left blank where its code was taken out, ``(`--force`)²``, raises nothing. A number
 in parentheses is no marker where it numbers or names a step: followed by more words ("(1)
-install it, (2) tune it"), unless a word pointing to a source comes before it ("see (2) for
-details", "as in (2)", "per (2)"), after a word such as step, item, point or option ("repeat
-step (2)."), after a plural one only in a list of two or more ("steps (1), (2) and (3)"; "in
-most cases (2)." is a marker), or where the answer has labelled a step inline with that number,
-a clause has ended since and the number is what the word before it acts on ("(1) install it,
-(2) tune it; if that fails, repeat (2)."; "... Restart it afterwards (1)." is a marker). A
-numbered list's own numbers make nothing prose: "1. Build the image (1)." cites passage 1.
-Where it is unclear, a number is read as a marker, as it is checked then. And either counts
-only when every number in it names a passage supplied; any other is a value.
+install it, (2) tune it"), unless a word pointing to a source comes before it, or before the
+list it closes ("see (2) for details", "see (1), (2) for details", "as in (2)", "per (2)"),
+after a word such as step, item, point or option ("repeat step (2)."), after a plural one only
+in a list of two or more ("steps (1), (2) and (3)"; "in most cases (2)." is a marker), or
+where the answer has labelled a step inline with that number, a clause has ended since and the
+number is the object of the word before it, a verb such as repeat or a preposition such as to
+or in ("(1) install it, (2) tune it; if that fails, repeat (2)."; "... Restart it afterwards
+(1)." is a marker). A numbered list's own numbers make nothing prose: "1. Build the image
+(1)." cites passage 1. Where it is unclear, a number is read as a marker, as it is checked
+then. And either counts only when every number in it names a passage supplied; any other is a
+value.
 """
 
 from __future__ import annotations
@@ -114,24 +116,25 @@ _DETERMINED = re.compile(
 )
 # Where a clause ends: a step referred to after one ("...; repeat (2).") is the answer's own.
 _CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
-# Words that point a reader to a source: a number right after one is a citation even where more
-# words follow it, "see (2) for details", "as in (2) above", "per (2), the default is three",
-# rather than a step the answer labels.
+# Words that point a reader to a source: a number right after one, or listed after one, is a
+# citation even where more words follow it, "see (2) for details", "see (2), (3) for details",
+# "as in (2) above", "per (2), the default is three", rather than a step the answer labels.
 _POINTS_TO = re.compile(
     r"(?<![\w-])(?:see(?:\s++also)?|cf\.?|per|according\s++to|refer(?:ring)?\s++to|as\s++in"
     r"|(?:as\s++)?(?:shown|described|explained|documented|given|stated|noted|listed|defined"
-    r"|outlined|detailed|mentioned)\s++(?:in|by))\s*+$",
+    rf"|outlined|detailed|mentioned)\s++(?:in|by))\s*+(?:{_STEP_LISTED})*$",
     re.I,
 )
-# A step referred to again is the object of the word before it: "repeat (2).", "go back to
-# (1).", "see (2).". After any other, "Restart it afterwards (1).", a number closing a clause is
-# a citation, whatever steps the answer labelled. One space at most: more is where code was
-# taken out, and "set it to `7` (1)." names a value there, not a step.
+# A step referred to again is the object of the word before it, or listed after that word:
+# "repeat (2).", "go back to (1).", "see (2).", "repeat (1), (2).". After any other, "Restart it
+# afterwards (1).", a number closing a clause is a citation, whatever steps the answer labelled.
+# One space at most: more is where code was taken out, and "set it to `7` (1)." names a value
+# there, not a step.
 _TAKES_A_STEP = re.compile(
     r"(?<![\w-])(?:repeat|redo|retry|rerun|re-run|skip|do|follow|perform|complete|finish|undo"
     r"|revisit|try|use|run|choose|pick|prefer|apply|take|reuse|continue|resume|omit|see|cf\.?"
     r"|per|to|from|after|before|at|in|into|with|without|of|than|like|until|till|on|via|over"
-    r"|and|or|nor|then|both|either)\s?$",
+    rf"|and|or|nor|then|both|either)\s?(?:{_STEP_LISTED})*$",
     re.I,
 )
 _RANGE_WORD = re.compile(r"\b(?:to|through)\b", re.I)

@@ -360,6 +360,21 @@ def test_a_number_in_parentheses_after_a_word_pointing_to_a_source_is_a_citation
     assert markers("Either (2) install it or (3) tune it.", 3) == []
 
 
+def test_every_number_listed_after_a_word_pointing_to_a_source_is_a_citation():
+    # Only the first was read as one: the rest, more words after them, were read as labels.
+    assert markers("See (2), (3) for details.", 3) == [2, 3]
+    assert markers("Set it up as in (1) and (2) above.", 3) == [1, 2]
+    assert markers("Per (1), (2) or (3), the default is seven.", 3) == [1, 2, 3]
+    # Left uncited, passage 3 had its name refused.
+    listed = answer("See (2), (3) for details on `WithBaseURL`.", [])
+    assert judge(listed, PASSAGES) is None
+    assert cited_numbers(listed, 3) == (2, 3)
+    # Steps the answer labelled, listed after a word that acts on them, are still its steps.
+    assert markers("(1) install it, (2) tune it. See (1), (2) for details.", 3) == []
+    assert markers("(1) install it, (2) tune it. Repeat (1), (2).", 3) == []
+    assert markers("See step (2), (3) for details.", 3) == []
+
+
 def test_a_number_closing_a_clause_after_inline_steps_is_a_citation_unless_it_is_acted_on():
     # The answer labelled steps (1) and (2), and a later sentence closes with "(1).": after a
     # word that does not act on a step, it cites passage 1.
