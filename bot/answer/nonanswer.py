@@ -8,19 +8,20 @@ something, and nothing follows but that something. The material is named as give
 determiner, a qualifier or a number ("the passages", "these docs", "the provided documentation",
 "passage [2]"): a bare noun ("Sources do not include archived projects") may be the product's
 own word. A sentence with a second clause (after a colon, a semicolon or a dash, opened by
-"but", "because", "instead" and the like, or after a comma that a subject, a code span or a
-word such as "so" or "only" follows; a list, "red, green or blue", with or without a comma
-before its "or", is no second clause, unless a verb follows that "or", ``_goes_on``) is a
-statement of its own, and a draft with one of those, or with a code block, is an answer. So is
-a draft with an aside in parentheses that cites a passage for a name of its own, "(the example
-sets `--force` [2])": a citation alone makes no answer (the markers are read past), but that
-aside says what a passage holds, and shown as an answer its name is checked against that
-passage, where as a decline's reason it would be shown unchecked. An aside that names nothing
-in code, "(they only discuss installation [2])", is what the draft says of the passages, and
-so is one that only points, "(see `--force` in [2])", or says again what is missing, with a
-negation or with no word but pointing ones and those the draft says outside it, "(passage [2]
-only mentions `depth`)". The rule errs towards showing: a real answer that says in passing that the
-passages leave something out is never turned into a decline.
+"but", "because", "instead" and the like, or after a comma that a subject, a code span or a word
+such as "so" or "only" follows; a list, "red, green or blue", with or without a comma before its
+"or", is no second clause, unless a verb such as "is", "can" or "has" follows that "or",
+``_goes_on``) is a statement of its own, and a draft with one of those, or with a code block, is
+an answer. So is a draft with an aside in parentheses that cites a passage for a name of its
+own, "(the example sets `--force` [2])": a citation alone makes no answer (the markers are read
+past), but that aside says what a passage holds, and shown as an answer its name is checked
+against that passage, where as a decline's reason it would be shown unchecked. An aside that
+names nothing in code, "(they only discuss installation [2])", is what the draft says of the
+passages, and so is one that only points, "(see `--force` in [2])", or says again what is
+missing, with a negation or with no word but pointing ones and those the draft says outside it,
+"(passage [2] only mentions `depth`)". The rule errs towards showing: a real answer that says in
+passing that the passages leave something out is not turned into a decline, unless what it goes
+on to say reads as a list's last item, "Windows, macOS, and the tool runs only on Linux [2]."
 
 Every pattern here reads a sentence in time linear in its length, so no reply, however long or
 odd, holds up the event loop the check runs on.
@@ -103,9 +104,11 @@ _GOES_ON = re.compile(
 )
 # What a list is read by: a comma between two of its items, or the "and" or "or" that closes it.
 _LISTING = re.compile(r"(?P<comma>,)\s|\b(?:and|or)\b", re.I)
-# A verb after a list's closing ", and" makes what follows it a clause, "red, green, and widgets
-# are grey", unless a question word makes the list, or the item it opens, that verb's subject:
-# "whether Windows, macOS, and BSD are supported", "timeouts, retries, and whether it can".
+# A verb such as "is", "can" or "has" after a list's closing ", and" makes what follows it a
+# clause, "red, green, and widgets are grey", unless a question word makes the list, or the item
+# it opens, that verb's subject: "whether Windows, macOS, and BSD are supported", "timeouts,
+# retries, and whether it can". Any other verb is not read: "Windows, macOS, and the tool runs
+# only on Linux" is a list.
 _VERB = re.compile(
     r"\b(?:is|are|was|were|has|have|had|can|could|must|should|will|would|may|might|does|do|did)\b",
     re.I,
@@ -205,9 +208,9 @@ def _goes_on(said: str) -> bool:
     ", and" or ", or" closes a list where an item was listed with a comma before it and the list
     was not closed since, "Windows, macOS, and BSD"; where nothing was, "X, and widgets are
     grey", where "and" or "or" closed the list already, "red or blue, and widgets are grey", or
-    where a verb follows it and no question word comes before it, "red, green, and widgets are
-    grey" (not "whether Windows, macOS, and BSD are supported"), it opens a clause. Each stretch
-    between two matches is read once, so the whole is linear.
+    where a verb ``_VERB`` reads follows it and no question word comes before it, "red, green,
+    and widgets are grey" (not "whether Windows, macOS, and BSD are supported"), it opens a
+    clause. Each stretch between two matches is read once, so the whole is linear.
     """
     listing = False  # an item has been listed with a comma, and no "and" or "or" closed the list
     read = 0

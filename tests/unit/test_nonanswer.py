@@ -28,6 +28,8 @@ NON_ANSWERS = [
     "There is no mention of Windows, macOS, or BSD in the passages.",
     "The passages do not say whether Windows, macOS, and BSD are supported [1].",
     "The passages do not mention timeouts, retries, and whether the depth can change.",
+    # A verb _VERB does not read leaves it a list, as the docs say: a limit, not a goal.
+    "The passages do not cover Windows, macOS, and the tool runs only on Linux [2].",
     # An aside that only points to a passage, or cites none, says nothing more.
     "The passages do not give a default (see [2]).",
     "The passages do not give a default (see passage [2] above).",
