@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from bot.answer.markers import LISTED
+from bot.answer.markers import LISTED, passage_numbers
 
 # What the model was given, named as it names it: "the passages", "passage [2]", "the docs". A
 # bare noun is not enough: "Sources do not include archived projects" speaks of the product's
@@ -183,16 +183,17 @@ def is_non_answer(markdown: str) -> bool:
 def _cites_a_statement(aside: re.Match[str], outside: set[str]) -> bool:
     """Whether ``aside`` cites a passage for a name of its own, not only points to it.
 
-    "(the example sets `--force` [2])" says what passage 2 holds. One without code, "(they only
-    discuss installation [2])", names nothing a check would read: it describes the passages, as
-    a decline does. "(see [2])" says nothing; nor does one that opens with a word sending the
-    reader on, "(see `--force` in [2])", one that says again what is missing, with a negation,
-    "(`depth` is not given [2])", or one with no word but pointing ones and those the draft says
-    ``outside`` its asides, "The passages do not give a default depth (passage [2] only mentions
-    `depth`)."
+    "(the example sets `--force` [2])" says what passage 2 holds, and so does "(passage 2 sets
+    `--force`)": a passage is cited in any form ``bot.answer.markers`` reads. One without code,
+    "(they only discuss installation [2])", names nothing a check would read: it describes the
+    passages, as a decline does. "(see [2])" says nothing; nor does one that opens with a word
+    sending the reader on, "(see `--force` in [2])", one that says again what is missing, with a
+    negation, "(`depth` is not given [2])", or one with no word but pointing ones and those the
+    draft says ``outside`` its asides, "The passages do not give a default depth (passage [2]
+    only mentions `depth`)."
     """
     held = aside.group(1)
-    if _BRACKET_MARKER.search(held) is None or _CODE_SPAN.search(held) is None:
+    if _CODE_SPAN.search(held) is None or not passage_numbers(held, None):
         return False
     if _NEGATION.search(held) or _POINTER.match(held):
         return False

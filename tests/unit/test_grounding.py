@@ -442,6 +442,11 @@ def test_a_draft_that_only_says_the_passages_do_not_answer_is_a_decline_in_its_w
     unsupported = judge(answer(aside.format("--force"), []), PASSAGES)
     assert unsupported is not None and unsupported.kind == "ungrounded"
     assert "`--force`" in unsupported.reason
+    # However the aside cites the passage: named in words, it is read as [1] is.
+    worded = judge(
+        answer("The passages do not give a default (passage 1 sets `--force`).", []), PASSAGES
+    )
+    assert worded is not None and worded.kind == "ungrounded"
     # A real answer that also says what the passages leave out is judged as an answer.
     mixed = "The passages do not mention colours. Set `frobnication.depth` to seven [1]."
     assert judge(answer(mixed, [1]), PASSAGES) is None

@@ -89,6 +89,10 @@ ANSWERS = [
     "The passages do not give a default (the example sets `--force` [2]).",
     "The passages do not say how to colour a widget (they cover only `widget.size` [1]).",
     "The passages do not give a default (the example sets `--no-color` [2]).",
+    # In any form a citation is read in: a passage named in words, a footnote, a superscript.
+    "The passages do not give a default (the example in passage 2 sets `--force`).",
+    "The passages do not give a default (the example sets `--force` [^2]).",
+    "The passages do not give a default (the example sets `--force`\u00b2).",
     # A second clause after the absence, after a colon, a dash or "because", is a statement.
     "The documentation does not describe a separate read timeout: `timeout` applies to"
     " connecting and reading alike [1].",
