@@ -108,7 +108,7 @@ def _git(repo: git.Repo, what: str, sha: str) -> tuple[int, str | bytes, str]:
         ["git", "cat-file", what, sha],
         with_extended_output=True,
         with_exceptions=False,
-        stdout_as_string=False,  # a blob need not be text; only its end is wanted here
+        stdout_as_string=False,  # a blob need not be text; only git's status and words are wanted
     )
     return status, out, said if isinstance(said, str) else said.decode("utf-8", "replace")
 
