@@ -22,10 +22,11 @@ in a list of two or more ("steps (1), (2) and (3)"; "in most cases (2)." is a ma
 where the answer has labelled a step inline with that number, a clause has ended since and the
 number is the object of the word before it, a verb such as repeat or a preposition such as to
 or in ("(1) install it, (2) tune it; if that fails, repeat (2)."; "... Restart it afterwards
-(1)." is a marker). A numbered list's own numbers make nothing prose: "1. Build the image
-(1)." cites passage 1. Where it is unclear, a number is read as a marker, as it is checked
-then. And either counts only when every number in it names a passage supplied; any other is a
-value.
+(1)." is a marker), unless that word says a source holds it ("... is described in (2)." is a
+marker; "... described in step (2)." a step). A numbered list's own numbers make nothing
+prose: "1. Build the image (1)." cites passage 1. Where it is unclear, a number is read as a
+marker, as it is checked then. And either counts only when every number in it names a passage
+supplied; any other is a value.
 """
 
 from __future__ import annotations
@@ -137,6 +138,13 @@ _TAKES_A_STEP = re.compile(
     rf"|and|or|nor|then|both|either)\s?(?:{_STEP_LISTED})*$",
     re.I,
 )
+# Words that say a source holds something: a number after one, "is described in (2).", names
+# a passage even where the answer labelled a step 2 before, while "repeat (2)." or "go back to
+# (2)." take the step; "described in step (2)." is a step's all the same (``_names_step``).
+_SAYS_A_SOURCE_HOLDS = re.compile(
+    rf"(?<![\w-])(?:described|shown|explained|documented)\s++(?:in|by)\s*+(?:{_STEP_LISTED})*$",
+    re.I,
+)
 _RANGE_WORD = re.compile(r"\b(?:to|through)\b", re.I)
 _JOIN_WORD = re.compile(r"\b(?:and|or)\b|&", re.I)
 
@@ -239,7 +247,13 @@ def passage_numbers(prose: str, supplied: int | None) -> list[int]:
             label_end = m.end()
             continue
         numbers = _marker_numbers(m, supplied)
-        if parenthesised and not labelled.isdisjoint(numbers) and _TAKES_A_STEP.search(_before(m)):
+        before = _before(m)
+        if (
+            parenthesised
+            and not labelled.isdisjoint(numbers)
+            and _TAKES_A_STEP.search(before)
+            and not _SAYS_A_SOURCE_HOLDS.search(before)
+        ):
             next_break = bisect_left(breaks, label_end)
             if next_break < len(breaks) and breaks[next_break] < m.start():
                 continue  # a step of the answer's own, referred to again

@@ -398,6 +398,30 @@ def test_a_number_closing_a_clause_after_inline_steps_is_a_citation_unless_it_is
     assert cited_numbers(stepped, 3) == (1, 2)
 
 
+def test_a_number_after_a_word_saying_a_source_holds_something_is_a_citation_after_steps():
+    # "described in", "shown in": a source holds it, so after steps labelled (1) and (2) the
+    # number names passage 2, not step 2 referred to again.
+    for text in (
+        "(1) install it, (2) tune it. Tuning is described in (2).",
+        "(1) install it, (2) tune it. The depth is shown in (2).",
+        "(1) install it, (2) tune it. Both are explained in (1) and (2).",
+        "(1) install it, (2) tune it; the depth is documented by (2).",
+    ):
+        assert markers(text, 3) != [], text
+    assert markers("(1) install it, (2) tune it. Tuning is described in (2).", 3) == [2]
+    # The word "step" still makes it a step's, and a word that acts on a step still takes it.
+    assert markers("(1) install it, (2) tune it. Tuning is described in step (2).", 3) == []
+    assert markers("(1) install it, (2) tune it. If that fails, go back to (2).", 3) == []
+    # Read as step 2, it left passage 2 uncited and its name refused.
+    described = answer(
+        "(1) Open the guide, (2) read it. `widgetctl install` is described in (2).", [1]
+    )
+    assert judge(described, PASSAGES) is None
+    assert cited_numbers(described, 3) == (1, 2)
+    # The words before a number are read a bounded way back, however many there are.
+    assert markers("(1) a, (2) b. " + "described in " * 50_000 + "(2).", 3) == [2]
+
+
 def test_a_superscript_after_a_bracketed_code_span_is_a_marker():
     # Its code taken out, "(`--force`)" holds nothing to raise.
     assert markers("Use the flag (`--force`)².", 3) == [2]
