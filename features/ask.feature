@@ -257,6 +257,18 @@ Feature: Asking a question
     Then the exit code is 0
     And the backlog lists "Which colours can a widget be?" as "composer_declined"
 
+  Scenario Outline: An answer that says what the passages leave out and then only <goes on> is a documentation gap
+    Given the model answers "<draft>" citing "Tuning the frobnicator"
+    And someone has asked "Which colours can a widget be?"
+    When I run `python -m bot.cli gaps --json`
+    Then the exit code is 0
+    And the backlog lists "Which colours can a widget be?" as "composer_declined"
+
+    Examples:
+      | goes on                          | draft                                                                         |
+      | says what they cover             | The passages do not say how to colour a widget; they only cover tuning [1].   |
+      | asks the question again          | The passages do not say whether a widget can be coloured, or how [1].         |
+
   Scenario: A failing provider is an error, not a decline
     Given the model is overloaded
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -12,7 +12,10 @@ own word. A sentence with a second clause (after a colon, a semicolon or a dash,
 such as "so" or "only" follows; a list, "red, green or blue", with or without a comma before its
 "or", is no second clause, unless a verb such as "is", "can" or "has" follows that "or",
 ``_goes_on``) is a statement of its own, and a draft with one of those, or with a code block, is
-an answer. So is a draft with an aside in parentheses that cites a passage for a name of its
+an answer; though not where that clause only says what the passages do cover, "...; they only
+cover installation [1].", with no name in code and no figure (``_only_describes``), as an aside
+saying that is not, nor where ", or" or ", and" only asks the question again, "whether it can,
+or how". So is a draft with an aside in parentheses that cites a passage for a name of its
 own, "(the example sets `--force` [2])": a citation alone makes no answer (the markers are read
 past), but that aside says what a passage holds, and shown as an answer its name is checked
 against that passage, where as a decline's reason it would be shown unchecked. An aside that
@@ -102,6 +105,27 @@ _GOES_ON = re.compile(
     rf"|\b(?:{_JOINS})\b",
     re.I,
 )
+# A second clause that only says what the passages cover: its subject is the material, or
+# "they", and its verb one that names a topic ("cover", "discuss", "deal with"), never one that
+# may open a statement of its own ("say", "state", "show"). What it covers may not open with
+# "that" ("they mention that it retries"), nor hold a verb ``_VERB`` reads or a figure ("they
+# mention 30 seconds"): each is a statement, or a value from a passage. Spaces are possessive
+# and what is covered is read once, to the end: linear.
+_TOPIC = (
+    r"(?:(?:cover|mention|concern|document)(?:s|ed)?|discuss(?:es|ed)?|address(?:es|ed)?"
+    r"|describe[sd]?|focus(?:es|ed)?\s++on|deals?\s++with|dealt\s++with|touch(?:es|ed)?\s++on"
+    r"|talk(?:s|ed)?\s++about)"
+)
+_DESCRIBES = re.compile(
+    r"\s*+(?:(?:but|instead|rather|though|although)\b,?\s*+)?"
+    rf"(?:{_MATERIAL}|they|these|those)\s++"
+    r"(?:(?:only|just|merely|mainly|mostly|solely|instead|also|rather|briefly)\s++)?"
+    rf"{_TOPIC}\b(?!\s*+that\b)(?P<covered>[^`]*+)",
+    re.I,
+)
+_FIGURE = re.compile(r"\d")
+# A passage's number in parentheses, "(2)", is no figure the passages give.
+_PARENTHESISED_NUMBER = re.compile(rf"\({LISTED}\)")
 # What a list is read by: a comma between two of its items, or the "and" or "or" that closes it.
 _LISTING = re.compile(r"(?P<comma>,)\s|\b(?:and|or)\b", re.I)
 # A verb such as "is", "can" or "has" after a list's closing ", and" makes what follows it a
@@ -172,7 +196,10 @@ def is_non_answer(markdown: str) -> bool:
     for i, sentence in enumerate(sentences):
         said = _OPENING.sub("", sentence, count=1)  # always matches at the start, if empty
         lack = _LACK.match(said)
-        if lack is None or _goes_on(said):
+        if lack is None:
+            return False
+        clause = _goes_on(said)
+        if clause is not None and not _only_describes(said[clause:]):
             return False
         subject = lack["subject"]
         if i == 0 and subject is not None and re.fullmatch(_PRONOUN, subject, re.I):
@@ -203,31 +230,55 @@ def _cites_a_statement(aside: re.Match[str], outside: set[str]) -> bool:
     )
 
 
-def _goes_on(said: str) -> bool:
-    """Whether ``said`` has a second clause after its statement of absence (``_GOES_ON``).
+def _goes_on(said: str) -> int | None:
+    """Where the second clause after ``said``'s statement of absence opens, if it has one.
 
     ", and" or ", or" closes a list where an item was listed with a comma before it and the list
     was not closed since, "Windows, macOS, and BSD"; where nothing was, "X, and widgets are
     grey", where "and" or "or" closed the list already, "red or blue, and widgets are grey", or
     where a verb ``_VERB`` reads follows it and no question word comes before it, "red, green,
     and widgets are grey" (not "whether Windows, macOS, and BSD are supported"), it opens a
-    clause. Each stretch between two matches is read once, so the whole is linear.
+    clause. ", or" or ", and" before a question word goes on with the question, not to a
+    clause, "whether it can, or how", unless code follows it. Each stretch between two matches
+    is read once, so the whole is linear.
     """
     listing = False  # an item has been listed with a comma, and no "and" or "or" closed the list
     read = 0
     last_verb = max((v.start() for v in _VERB.finditer(said)), default=-1)
+    last_code = said.rfind("`")  # a question with code after it may answer: it is a clause
     question = _QUESTION.search(said)
     asked = len(said) if question is None else question.start()  # the first question word
     for m in _GOES_ON.finditer(said):
         for listed in _LISTING.finditer(said, read, m.start()):
             listing = listed["comma"] is not None
         read = m.end()
+        asks = _QUESTION_NEXT.match(said, m.end()) is not None
+        if m["joined"] is not None and asks and last_code < m.end():
+            listing = False  # "whether it can, or how": the question again, not a clause
+            continue
         if m["joined"] is None or not listing:
-            return True
-        if last_verb > m.end() and asked > m.start() and not _QUESTION_NEXT.match(said, m.end()):
-            return True  # "red, green, and widgets are grey"
+            return m.end()
+        if last_verb > m.end() and asked > m.start():
+            return m.end()  # "red, green, and widgets are grey"
         listing = False  # the list is closed: a second ", and" opens a clause
-    return False
+    return None
+
+
+def _only_describes(clause: str) -> bool:
+    """Whether the second ``clause`` only says what the passages do cover (``_DESCRIBES``).
+
+    "...; they only cover installation [1]." says no more than an aside "(they only discuss
+    installation [2])" does, and is read as that aside is: as the draft's word on the passages,
+    unless it names something as code, which a check then reads against the passage it cites.
+    """
+    described = _DESCRIBES.fullmatch(clause)
+    return (
+        described is not None
+        and _CODE_SPAN.search(clause) is None
+        and _VERB.search(described["covered"]) is None
+        and _FIGURE.search(_PARENTHESISED_NUMBER.sub(" ", described["covered"])) is None
+        and _goes_on(described["covered"]) is None
+    )
 
 
 def _numbers_noun(marker: re.Match[str]) -> bool:

@@ -60,6 +60,15 @@ NON_ANSWERS = [
     # Nor does one naming code that only points or says again what is missing.
     "The passages do not document reinstalling (see `--force` in [2]).",
     "The passages do not give a default depth (`frobnication.depth` has none [1]).",
+    # A second clause that only says what the passages do cover is read as such an aside is: it
+    # describes the passages, and names nothing a check would read.
+    "The passages do not say how to colour widgets; they only cover installation [1].",
+    "The passages do not say how to colour widgets, but they discuss themes [2].",
+    "The passages do not say how to colour widgets; passage [2] focuses on installation.",
+    "The passages do not say how to colour widgets; they deal with tuning only (1).",
+    # Nor does one that only asks the question again.
+    "The passages do not say whether it can, or how [1].",
+    "The passages do not say whether widgets can be coloured, and why not [1].",
 ]
 
 ANSWERS = [
@@ -84,6 +93,18 @@ ANSWERS = [
     "The passages do not cover Windows, macOS, and it runs on neither [1].",
     "The passages do not cover Windows, macOS, and `widgetctl` runs on Linux only [1].",
     "The passages do not mention a `--colour` flag; widgets cannot be coloured [1].",
+    # A clause saying what the passages cover is a statement where it names something as code,
+    # gives a figure, or says something of its own about it; one with another subject is too.
+    "The docs do not list a default; the example sets `--depth 3` [1].",
+    "The docs do not list a default; they describe the `retries` option [1].",
+    "The docs do not list a default; they mention 30 seconds as typical [1].",
+    "The docs do not list a default; they mention that it is three [1].",
+    "The docs do not list a default; they mention the default is three [1].",
+    "The docs do not list a default, but they cover the limit, which is three [1].",
+    "The docs do not list a default; they say it is three [1].",
+    "The docs do not list a default; it defaults to three [1].",
+    "The passages do not say whether it can, or how: `widgetctl paint` does it [1].",
+    "The passages do not say whether it can, or how `widgetctl paint` does it [1].",
     "Widgets are grey and colour is not covered in the passages.",
     # An aside citing a passage for something of its own is a statement of that passage's.
     "The passages do not give a default (the example sets `--force` [2]).",
@@ -147,6 +168,15 @@ def test_a_long_list_is_read_once_whatever_closes_it():
     assert not is_non_answer(f"The passages do not mention {items}and blue, and grey is [1].")
     assert not is_non_answer("The passages do not mention red" + ", and" * 100_000 + ".")
     assert is_non_answer("The passages do not say whether " + "a, b, and " * 50_000 + "c are.")
+
+
+def test_a_clause_describing_the_passages_is_read_once_however_long():
+    # Read again from each word or space, each of these would take minutes.
+    assert is_non_answer("The passages do not say X; they only cover " + "a " * 100_000 + "[1].")
+    assert is_non_answer("The passages do not say X; they cover" + " " * 200_000 + "x.")
+    assert is_non_answer("The passages do not say whether it can" + ", or how" * 100_000 + ".")
+    assert not is_non_answer("The passages do not say X" + "; they" * 100_000 + ".")
+    assert not is_non_answer("The passages do not say X; they cover " + "a " * 100_000 + "`b`.")
 
 
 def test_asides_are_read_once_however_many_there_are():
