@@ -27,6 +27,12 @@ Feature: The embedded default corpus
     Then the exit code is 0
     And passage 1 is "/sources shows why a repository is or is not indexed" from "docs/discord.md"
 
+  Scenario: Asked how to refresh the index, it answers from the section on index build
+    Given no configuration file
+    When I run `python -m bot.cli ask "how do I refresh the index?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "index build: build and refresh the index from every source" from "docs/reference/cli.md"
+
   Scenario: A second build with the checkout unchanged reads nothing
     Given no configuration file
     And the index has been built

@@ -121,7 +121,7 @@ def test_every_key_bench_json_prints_is_in_the_reference(estate, tmp_path, capsy
     data = json.loads(capsys.readouterr().out)
     assert data["misses"] and data["unanswerable"]
     reference = (Path(__file__).resolve().parents[2] / "docs/reference/cli.md").read_text()
-    section = reference.split("\n## bench\n", 1)[1].split("\n## ", 1)[0]
+    section = reference.split("\n## bench:", 1)[1].split("\n## ", 1)[0]
     undocumented = sorted(k for k in _keys(data) if f'"{k}"' not in section)
     assert not undocumented, undocumented
 
