@@ -437,6 +437,28 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "count the bits that are set" --retrieval-only --json`
     Then passage 1 is symbol "Counter.count_ones" of "numbers/src/counter.rs", kind "code", lines 3 to 4
 
+  Scenario: What a hidden macro call writes into an impl is not indexed
+    Given a git repository "counting" holding "src/counter.rs":
+      """
+      macro_rules! counter_helpers {
+          () => {
+              /// Counts the bits a fresh counter starts with set.
+              pub fn starting_bits() -> u32 { 0 }
+          };
+      }
+
+      /// Counts the bits that are set in a value.
+      pub struct Counter;
+
+      impl Counter {
+          #[doc(hidden)]
+          counter_helpers!();
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "count the bits a fresh counter starts with set" --retrieval-only --json`
+    Then no passage contains "fn starting_bits"
+
   Scenario: A template's impl of a type under $crate is that type's
     Given a git repository "versions" holding "src/parse.rs":
       """

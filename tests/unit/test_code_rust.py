@@ -1001,6 +1001,27 @@ impl Widget {
 
 
 @pytest.mark.parametrize(
+    "attribute", ["#[doc(hidden)]", "#[cfg(test)]", "#[cfg(all(unix, windows))]"]
+)
+def test_what_a_hidden_call_writes_into_an_impl_is_neither_a_member_nor_a_free_item(attribute):
+    source = f"""macro_rules! helpers {{
+    () => {{
+        /// Takes no self, so only the call's impl could own it.
+        pub fn helper() -> u32 {{ 0 }}
+    }};
+}}
+
+pub struct Widget;
+
+impl Widget {{
+    {attribute}
+    helpers!();
+}}
+""".encode()
+    assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["Widget"]
+
+
+@pytest.mark.parametrize(
     "attribute",
     ["#[cfg(not(test))]", "#[cfg_attr(test, derive(Debug))]", '#[cfg(any(test, feature = "x"))]'],
 )

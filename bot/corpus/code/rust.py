@@ -324,18 +324,18 @@ def _item(
     # item the library never compiles (``#[cfg(test)] pub fn fixture()``, or a ``cfg`` no
     # target meets), whatever it is: a module, a call and all it wraps, an ``impl``, a macro.
     attributes = attributes_above(scope.items, index)
-    why = why_hidden(attributes)
-    hidden = bool(why)
+    hidden = bool(why_hidden(attributes))
     if _members_unindexed(item, hidden):
         # Not walked, its members not indexed: nor is what a macro writes into it.
         body = item.child_by_field_name("body")
         for call in body.children if body is not None else ():
             if call.type == "macro_invocation":
                 macros.called(scope, call, "")
-    if why in (TEST_ONLY, NO_TARGET) and kind == "macro_invocation" and scope.owner:
-        # ``impl Foo { #[cfg(test)] fixtures!(); }``: what it writes are no members of Foo.
-        macros.called(scope, item, "")
     if hidden:
+        if kind == "macro_invocation" and scope.owner:
+            # ``impl Foo { #[cfg(test)] fixtures!(); }``, or ``#[doc(hidden)]``: what it
+            # writes is left out with the call, as a hidden call's items elsewhere are.
+            macros.called(scope, item, "")
         return
     if scope.template and _named_by_metavariable(item, scope.template):
         # Its name is whatever the macro's caller passes: nothing to search it by. A module
