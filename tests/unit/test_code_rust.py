@@ -650,6 +650,14 @@ wrap! {
     assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["shipped"]
 
 
+@pytest.mark.parametrize("attribute", ["#[doc(hidden)]", "#[cfg(all(unix, windows))]"])
+def test_a_hidden_or_never_compiled_macro_calls_items_are_not_chunked(attribute):
+    source = (
+        f"{attribute}\nwrap! {{\n    pub fn helper() {{}}\n}}\npub fn shipped() {{}}\n".encode()
+    )
+    assert [c.symbol for c in chunk_code("src/lib.rs", source)] == ["shipped"]
+
+
 CFG_IF = b"""cfg_if::cfg_if! {
     if #[cfg(unix)] {
         /// Opens a file the Unix way.
