@@ -478,6 +478,7 @@ class Clones:
         Raises:
             ForgeUnreachable: the forge could not be reached (the old clone is kept).
             SourceError: the repository could not be cloned (the old clone is kept).
+            OSError: the new clone could not be put in the old one's place (which is kept).
         """
         state = self._clone(name, url, branch, release_tag)
         return CloneState(
@@ -601,7 +602,12 @@ class Clones:
         if path.exists():
             old = self.root / f"+old-{uuid.uuid4().hex[:12]}"
             path.rename(old)
-            temp.rename(path)
+            try:
+                temp.rename(path)
+            except BaseException:  # the old clone goes back where it was, as if never cloned
+                old.rename(path)
+                shutil.rmtree(temp, ignore_errors=True)
+                raise
             shutil.rmtree(old, ignore_errors=True)
         else:
             temp.rename(path)

@@ -1115,3 +1115,28 @@ async def test_a_clones_directory_that_cannot_be_used_stops_the_run_saying_so(
         with pytest.raises(SourceError, match=r"clones directory .* \(index\.clones\) cannot be"):
             await engine.refresh()
         assert await _guide_commit(engine) == before  # the previous index answers on
+
+
+def test_a_clone_that_cannot_be_swapped_in_leaves_the_old_one_where_it_was(tmp_path, monkeypatch):
+    from bot.clones import Clones
+
+    upstream_repo = tmp_path / "upstream"
+    make_repo(upstream_repo, {"README.md": "# Widgets\n"})
+    url = upstream_repo.resolve().as_uri()
+    clones = Clones(tmp_path / "clones", {})
+    clones.prepare()
+    old = clones.clone_again("acme/widgets", url, "main", None, "a test").path
+    (old / ".git" / "kept-marker").write_text("kept\n", encoding="utf-8")
+    real_rename = Path.rename
+
+    def refuse_the_new_one(self: Path, target: Path) -> Path:
+        if self.name.startswith("+tmp-") and Path(target) == old:
+            raise OSError(28, "No space left on device")
+        return real_rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", refuse_the_new_one)
+    with pytest.raises(OSError, match="No space left"):
+        clones.clone_again("acme/widgets", url, "main", None, "it was damaged")
+    assert (old / ".git" / "kept-marker").read_text(encoding="utf-8") == "kept\n"
+    assert sorted(p.name for p in old.parent.iterdir()) == ["+lock", old.name]
+    clones.release()
