@@ -21,6 +21,7 @@ from bot import render
 from bot.cli import main
 from bot.engine import Engine
 from bot.outcomes import QuietProgress
+from tests.denied import deny_reading
 from tests.gitrepo import commit, corrupt_loose_object, git, loose_object, make_repo
 from tests.pipes import run_cli, run_with_reader_gone
 
@@ -86,12 +87,9 @@ def commit_object_lost(world: World, name: str) -> None:
 
 
 @given(parsers.parse('the object of the last commit of "{name}" may not be read by this user'))
-def commit_object_denied(world: World, name: str) -> None:
+def commit_object_denied(world: World, name: str, request: pytest.FixtureRequest) -> None:
     head = git(world.estate / name, "rev-parse", "HEAD")
-    denied = loose_object(world.estate / name, head)
-    denied.chmod(0)
-    if os.access(denied, os.R_OK):
-        pytest.skip("this process reads files it may not (root)")
+    deny_reading(loose_object(world.estate / name, head), request)
 
 
 @given(parsers.parse('"{name}" belongs to another user than the one phpbotscout runs as'))

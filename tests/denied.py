@@ -19,8 +19,20 @@ def may_not_read(path: Path) -> Iterator[None]:
     mode = path.stat().st_mode
     path.chmod(0)
     try:
-        if os.access(path, os.R_OK):
-            pytest.skip("this process reads files it may not (root)")
+        _skip_if_read_anyway(path)
         yield
     finally:
         path.chmod(mode)
+
+
+def deny_reading(path: Path, request: pytest.FixtureRequest) -> None:
+    """Take every permission from ``path`` until the test ends, as ``may_not_read`` does."""
+    mode = path.stat().st_mode
+    path.chmod(0)
+    request.addfinalizer(lambda: path.chmod(mode))
+    _skip_if_read_anyway(path)
+
+
+def _skip_if_read_anyway(path: Path) -> None:
+    if os.access(path, os.R_OK):
+        pytest.skip("this process reads files it may not (root)")
