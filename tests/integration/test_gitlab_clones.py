@@ -541,6 +541,37 @@ async def test_a_damaged_clone_that_cannot_be_cloned_again_is_kept_and_so_is_its
     assert kept != _files(clone)
 
 
+async def test_a_clone_damaged_again_once_cloned_again_fails_and_is_not_cloned_a_third_time(
+    tmp_path, fake, monkeypatch
+):
+    from bot.clones import Clones, CloneState
+
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await _with_marker(tmp_path, engine)
+        before = await _guide_commit(engine)
+        clone = _clone(tmp_path, "acme/widgets")
+        head, blob, progress = _corrupted_once_fetched(fake, clone)
+        cloned_again = Clones.clone_again
+        calls = []
+
+        def damaged_too(self: Clones, *args: str | None) -> CloneState:
+            calls.append(args)
+            state = cloned_again(self, *args)
+            corrupt_packed_object(state.path, blob)  # as a forge serving it damaged would
+            return state
+
+        monkeypatch.setattr(Clones, "clone_again", damaged_too)
+        report = await engine.refresh(progress=progress)
+        [outcome] = report.outcomes
+        assert (outcome.name, outcome.status) == ("acme/widgets", "failed")
+        assert outcome.error == (
+            f"{_corrupt(clone, blob, head)}. Remove it and the next build clones it again"
+        )
+        assert len(calls) == 1
+        assert await _guide_commit(engine) == before
+
+
 async def test_a_failed_listing_changes_nothing(tmp_path, fake):
     _one(fake)
     async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
