@@ -51,12 +51,12 @@ def object_fault(repo: git.Repo, sha: str, kind: str) -> Fault | None:
     one of a type it is told, git names the damaged file, which it does not when it must first
     find out the type from the object's own damaged header.
     """
-    status, _, said = _git(repo, "-e", sha)
+    status, _, said = run_git(repo, "cat-file", "-e", sha)
     if status == 1:
         return Missing()
     if status != 0:
         return GitFailed(git_words(said) or f"exit status {status}")
-    status, _, said = _git(repo, kind, sha)
+    status, _, said = run_git(repo, "cat-file", kind, sha)
     if status == 0:
         return None
     return Corrupt(
@@ -103,12 +103,17 @@ def damaged(
     )
 
 
-def _git(repo: git.Repo, what: str, sha: str) -> tuple[int, str | bytes, str]:
+def run_git(repo: git.Repo, *args: str) -> tuple[int, bytes, str]:
+    """Run ``git ARGS`` in ``repo``: its exit status, its output, and what it said on stderr.
+
+    A failure is returned, not raised, so that git's own words are read, not GitPython's
+    account of them; the output is bytes, as a blob need not be text.
+    """
     status, out, said = repo.git.execute(
-        ["git", "cat-file", what, sha],
+        ["git", *args],
         with_extended_output=True,
         with_exceptions=False,
-        stdout_as_string=False,  # a blob need not be text; only git's status and words are wanted
+        stdout_as_string=False,
     )
     return status, out, said if isinstance(said, str) else said.decode("utf-8", "replace")
 

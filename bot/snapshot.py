@@ -27,6 +27,7 @@ from bot.object_faults import (
     damaged,
     git_words,
     object_fault,
+    run_git,
     sha_named,
 )
 from bot.ref_files import branch_is_unborn
@@ -175,17 +176,17 @@ class GitSnapshot:
 
     def files(self) -> list[FileEntry]:
         """List the commit's tree with one ``git ls-tree`` call."""
-        try:
-            listing = self._repo.git.ls_tree("-r", "-l", "-z", "--full-tree", self.commit)
-        except git.exc.GitCommandError as exc:
-            said = str(exc.stderr).strip().removeprefix("stderr: '").removesuffix("'")
-            failure = git_words(said) or f"exit status {exc.status}"
+        status, out, said = run_git(
+            self._repo, "ls-tree", "-r", "-l", "-z", "--full-tree", self.commit
+        )
+        if status != 0:
+            failure = git_words(said) or f"exit status {status}"
             sha = sha_named(said) or self.commit  # git names the object it could not read
             if sha == self.commit:
-                raise self._fault(sha, "commit", self._named, failure) from None
-            raise self._fault(sha, "tree", f"tree {sha[:12]} of {self._named}", failure) from None
+                raise self._fault(sha, "commit", self._named, failure)
+            raise self._fault(sha, "tree", f"tree {sha[:12]} of {self._named}", failure)
         entries = []
-        for record in listing.split("\0"):
+        for record in os.fsdecode(out).split("\0"):
             if not record:
                 continue
             meta, _, path = record.partition("\t")
