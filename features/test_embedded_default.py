@@ -9,6 +9,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from bot.config import project_root
 from features.conftest import World
+from tests.denied import deny_reading
 from tests.gitrepo import git, write_files
 
 scenarios("embedded_default.feature")
@@ -71,12 +72,7 @@ def copy_asked(world: World, copy: Path, question: str) -> None:
 
 @when(parsers.parse('the "{directory}" directory of that copy may not be read by this user'))
 def copy_part_denied(copy: Path, directory: str, request: pytest.FixtureRequest) -> None:
-    denied = copy / directory
-    mode = denied.stat().st_mode
-    denied.chmod(0)
-    request.addfinalizer(lambda: denied.chmod(mode))
-    if os.access(denied, os.R_OK):
-        pytest.skip("this process reads files it may not (root)")
+    deny_reading(copy / directory, request)
 
 
 @when("that copy builds its index again")
