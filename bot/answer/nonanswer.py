@@ -173,7 +173,7 @@ _POINTING_WORD = re.compile(
 # it: "(see the tuning guide [2])".
 _POINTER = re.compile(r"\s*+(?:see|cf|compare|refer)\b", re.I)
 # A word that says a thing is missing: an aside with one says again what the passages leave
-# out, "(passage [1] mentions depth but not its default)", not what a passage holds.
+# out, "(passage [1] mentions `depth`, not its default)", not what a passage holds.
 # A flag's word is none: "(the example sets `--no-color` [2])" says what passage 2 holds.
 _NEGATION = re.compile(
     r"(?<![\w-])(?:not|no|nothing|none|neither|nor|never|without|cannot)(?![\w-])|n[’']t\b", re.I

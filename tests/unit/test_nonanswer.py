@@ -60,6 +60,7 @@ NON_ANSWERS = [
     # Nor does one naming code that only points or says again what is missing.
     "The passages do not document reinstalling (see `--force` in [2]).",
     "The passages do not give a default depth (`frobnication.depth` has none [1]).",
+    "The passages do not give a default depth (passage [1] mentions `depth`, not its default).",
     # A second clause that only says what the passages do cover is read as such an aside is: it
     # describes the passages, and names nothing a check would read.
     "The passages do not say how to colour widgets; they only cover installation [1].",
