@@ -53,6 +53,8 @@ _MATERIAL = (
     rf"(?:\s++{_NUMBERED})?(?:\s++(?:{_GIVEN}|above|here)\b)?"
 )
 _PRONOUN = r"(?:they|it|this|these|that|neither|none)"
+# The words a question opens with; "if" too, where it asks (``_QUESTION_WORD``).
+_ASKS = r"how|what|whether|which|when|where|why|who"
 _TELL = (
     r"(?:say|state|cover|mention|specify|describe|explain|document|include|contain|address"
     r"|answer|show|give|list|provide|discuss|detail|tell|indicate|define|name|clarify)"
@@ -71,7 +73,7 @@ _LACK = re.compile(
     rf"(?:(?P<subject>{_MATERIAL}|{_PRONOUN})\s++(?:{_NOT}{_TELL}|{_SAYS_NOTHING})\b"
     rf"|(?:(?:none|neither)\s++of\s++{_MATERIAL}|(?:neither|no)\s++(?:{_MODIFIER}\s++){{0,3}}{_NOUN})"
     rf"\s++(?:\w+ly\s++)?{_TELL}s?\b"
-    rf"|(?:(?:how|what|whether|which|when|where|why|who)\b[^,;]*?(?<=\S)|this|that|it)\s++"
+    rf"|(?:(?:{_ASKS})\b[^,;]*?(?<=\S)|this|that|it)\s++"
     rf"(?:is|are)\s++not\s++(?:\w+ly\s++)?(?:covered|mentioned|documented|specified"
     rf"|described|addressed|explained|discussed|given|stated)\s++(?:in|by)\s++"
     rf"(?:(?:any|either|each)\s++of\s++)?{_MATERIAL}"
@@ -137,7 +139,7 @@ _VERB = re.compile(
     r"\b(?:is|are|was|were|has|have|had|can|could|must|should|will|would|may|might|does|do|did)\b",
     re.I,
 )
-_QUESTION_WORD = r"\b(?:how|what|whether|which|when|where|why|who|if)\b"
+_QUESTION_WORD = rf"\b(?:{_ASKS}|if)\b"
 _QUESTION = re.compile(_QUESTION_WORD, re.I)
 _QUESTION_NEXT = re.compile(rf"\s*+{_QUESTION_WORD}", re.I)
 # No split at a semicolon: what follows one is a second clause (``_GOES_ON``) all the same; nor
