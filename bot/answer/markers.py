@@ -84,17 +84,14 @@ _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 # ``m``, a megabyte ``MB``). One-letter ones (m, s) are one-letter names already.
 _UNIT = re.compile(r"(?:[kcmdnpµμ]|da)m|[mnµμ]s|sec|in|ft|yd|mi|px|pt|r?em")
 # "step (2)", "item (3)", "option no. (3)": a word that names one step, so the number after it
-# (and any listed with it, "step (1), (2)") is a step's, not a passage's.
-_STEP_WORD = (
-    r"(?:step|item|point|option|stage|phase|part|case|line|rule|clause|condition|entry|row"
-    r"|column|example|equation|eq|figure|fig|table|number|no|question|choice|alternative"
-    r"|method|task)"
+# (and any listed with it, "step (1), (2)") is a step's, not a passage's. Each noun's plural,
+# "steps", "entries", is read below; an abbreviation (eq, fig, no) has none.
+_STEP_NOUN = (
+    r"step|item|point|option|stage|phase|part|case|line|rule|clause|condition|entry|row|column"
+    r"|example|equation|figure|table|number|question|choice|alternative|method|task"
 )
-_STEPS_WORD = (
-    r"(?:steps|items|points|options|stages|phases|parts|cases|lines|rules|clauses|conditions"
-    r"|entries|rows|columns|examples|equations|figures|tables|numbers|questions|choices"
-    r"|alternatives|methods|tasks)"
-)
+_STEP_WORD = rf"(?:{_STEP_NOUN}|eq|fig|no)"
+_STEPS_WORD = f"(?:{'|'.join(re.sub('y$', 'ie', noun) + 's' for noun in _STEP_NOUN.split('|'))})"
 _STEP_JOIN = r"\s*+(?:,\s*+(?:and|or)\b|,|\band\b|\bor\b|\bto\b|&)\s*+"
 _STEP_LISTED = rf"\([\d,\s\u2010-\u2015\u2212-]*\)(?:{_STEP_JOIN})?\s*+"
 # A plural one ("cases", "options") names steps only when two or more numbers follow it, "steps
