@@ -202,9 +202,11 @@ def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
     ``[n]``, ``[^n]`` and "passage n" are markers whatever they say. A superscript or a number
     in parentheses is read only when every number in it is a passage supplied (``supplied``
     passages; any, when ``None``), so an answer is not declined for writing a value that way.
+    A number in parentheses comes here only where it stands as a citation does (``_closes``):
+    ``passage_numbers`` reads any other as a label of the answer's own.
     """
     if m["parenthesised"] is not None:
-        if not _closes(m) or _names_step(m):  # an enumeration's or a step's (1)
+        if _names_step(m):  # a step's (1)
             return []
         numbers = _listed(m["parenthesised"].translate(_PARENTHESES))
         return numbers if _supplied(numbers, supplied) else []
