@@ -112,6 +112,8 @@ _DETERMINED = re.compile(
     r"\s++(?:[^\W\d_][\w-]*+\s++){0,2}$",
     re.I,
 )
+# Verbs that say a source holds what the answer refers to: "is described in (2)".
+_HOLDS = r"(?:described|shown|explained|documented)"
 # Where a clause ends: a step referred to after one ("...; repeat (2).") is the answer's own.
 _CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
 # Words that point a reader to a source: a number right after one, or listed after one, is a
@@ -119,8 +121,8 @@ _CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
 # "as in (2) above", "per (2), the default is three", rather than a step the answer labels.
 _POINTS_TO = re.compile(
     r"(?<![\w-])(?:see(?:\s++also)?|cf\.?|per|according\s++to|refer(?:ring)?\s++to|as\s++in"
-    r"|(?:as\s++)?(?:shown|described|explained|documented|given|stated|noted|listed|defined"
-    rf"|outlined|detailed|mentioned)\s++(?:in|by))\s*+(?:{_STEP_LISTED})*$",
+    rf"|(?:as\s++)?(?:{_HOLDS}|given|stated|noted|listed|defined|outlined|detailed|mentioned)"
+    rf"\s++(?:in|by))\s*+(?:{_STEP_LISTED})*$",
     re.I,
 )
 # A step referred to again is the object of the word before it, or listed after that word:
@@ -139,7 +141,7 @@ _TAKES_A_STEP = re.compile(
 # a passage even where the answer labelled a step 2 before, while "repeat (2)." or "go back to
 # (2)." take the step; "described in step (2)." is a step's all the same (``_names_step``).
 _SAYS_A_SOURCE_HOLDS = re.compile(
-    rf"(?<![\w-])(?:described|shown|explained|documented)\s++(?:in|by)\s*+(?:{_STEP_LISTED})*$",
+    rf"(?<![\w-]){_HOLDS}\s++(?:in|by)\s*+(?:{_STEP_LISTED})*$",
     re.I,
 )
 _RANGE_WORD = re.compile(r"\b(?:to|through)\b", re.I)
