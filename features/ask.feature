@@ -250,6 +250,13 @@ Feature: Asking a question
     Then the exit code is 0
     And the backlog lists "What is the default frobnication depth?" as "composer_declined"
 
+  Scenario: An answer that says what the passages leave out and says again in brackets, after a "but", what is missing is a documentation gap
+    Given the model answers "The passages do not give a default depth (the guide mentions `frobnication.depth` but not its default [1])." citing "Tuning the frobnicator"
+    And someone has asked "What is the default frobnication depth?"
+    When I run `python -m bot.cli gaps --json`
+    Then the exit code is 0
+    And the backlog lists "What is the default frobnication depth?" as "composer_declined"
+
   Scenario: An answer that says what the passages leave out and only describes a passage in brackets is a documentation gap
     Given the model answers "The passages do not say how to colour a widget (they only discuss tuning [1])." citing "Tuning the frobnicator"
     And someone has asked "Which colours can a widget be?"

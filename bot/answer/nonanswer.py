@@ -22,9 +22,11 @@ against that passage, where as a decline's reason it would be shown unchecked. A
 names nothing in code, "(they only discuss installation [2])", is what the draft says of the
 passages, and so is one that only points, "(see `--force` in [2])", or says again what is
 missing, with a negation or with no word but pointing ones and those the draft says outside it,
-"(passage [2] only mentions `depth`)". The rule errs towards showing: a real answer that says in
-passing that the passages leave something out is not turned into a decline, unless what it goes
-on to say reads as a list's last item, "Windows, macOS, and the tool runs only on Linux [2]."
+"(passage [2] only mentions `depth`)"; and a "but" or ";" in one that cites a passage opens no
+second clause where what follows it says what is missing too, "(passage [1] mentions `depth`
+but not its default)". The rule errs towards showing: a real answer that says in passing that
+the passages leave something out is not turned into a decline, unless what it goes on to say
+reads as a list's last item, "Windows, macOS, and the tool runs only on Linux [2]."
 
 Every pattern here reads a sentence in time linear in its length, so no reply, however long or
 odd, holds up the event loop the check runs on.
@@ -194,7 +196,8 @@ def is_non_answer(markdown: str) -> bool:
     outside = {word.casefold() for word in _WORD.findall(_ASIDE.sub(" ", markdown))}
     if any(_cites_a_statement(aside, outside) for aside in _ASIDE.finditer(markdown)):
         return False
-    sentences = _sentences(_BRACKET_MARKER.sub(_unless_numbering, markdown))
+    prose = _ASIDE.sub(_unless_restating, markdown)
+    sentences = _sentences(_BRACKET_MARKER.sub(_unless_numbering, prose))
     for i, sentence in enumerate(sentences):
         said = _OPENING.sub("", sentence, count=1)  # always matches at the start, if empty
         lack = _LACK.match(said)
@@ -230,6 +233,24 @@ def _cites_a_statement(aside: re.Match[str], outside: set[str]) -> bool:
     return any(
         _POINTING_WORD.fullmatch(word) is None and word.casefold() not in outside for word in words
     )
+
+
+def _unless_restating(aside: re.Match[str]) -> str:
+    """Nothing for an aside that cites a passage to say again what is missing; any other as is.
+
+    "(passage [1] mentions `depth` but not its default)" is the draft's word on the passages,
+    as ``_cites_a_statement`` reads it: its "but" or ";" is no second clause of the sentence's.
+    One whose second clause says something with no negation, "(not in [1]; it is `3`)", or
+    goes on to a third, is left as it is, and its clause read as the sentence's.
+    """
+    held = aside.group(1)
+    if not _NEGATION.search(held) or not passage_numbers(held, None):
+        return aside.group()
+    clause = _goes_on(held)
+    if clause is None:
+        return " "
+    rest = held[clause:]
+    return " " if _NEGATION.search(rest) and _goes_on(rest) is None else aside.group()
 
 
 def _goes_on(said: str) -> int | None:

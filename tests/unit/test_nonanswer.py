@@ -61,6 +61,10 @@ NON_ANSWERS = [
     "The passages do not document reinstalling (see `--force` in [2]).",
     "The passages do not give a default depth (`frobnication.depth` has none [1]).",
     "The passages do not give a default depth (passage [1] mentions `depth`, not its default).",
+    # Its words are no second clause of the sentence's, "but" and ";" included.
+    "The passages do not give a default depth (passage [1] mentions depth but not its default).",
+    "The passages do not give a default depth (passage [1] mentions `depth` but no default).",
+    "The passages do not give a default depth (passage [1] names `depth`; it gives no default).",
     # A second clause that only says what the passages do cover is read as such an aside is: it
     # describes the passages, and names nothing a check would read.
     "The passages do not say how to colour widgets; they only cover installation [1].",
@@ -111,6 +115,9 @@ ANSWERS = [
     "The passages do not give a default (the example sets `--force` [2]).",
     "The passages do not say how to colour a widget (they cover only `widget.size` [1]).",
     "The passages do not give a default (the example sets `--no-color` [2]).",
+    # An aside that says again what is missing, and then something of its own, is a statement.
+    "The passages do not give a default depth (not in [1]; it is `3` in the example).",
+    "The passages do not give a default depth (passage [1] gives none, but `depth` is 3).",
     # In any form a citation is read in: a passage named in words, a footnote, a superscript.
     "The passages do not give a default (the example in passage 2 sets `--force`).",
     "The passages do not give a default (the example sets `--force` [^2]).",
