@@ -33,6 +33,30 @@ Feature: The embedded default corpus
     Then the exit code is 0
     And passage 1 is "index build: build and refresh the index from every source" from "docs/reference/cli.md"
 
+  Scenario: Asked which model composes answers, it answers from the section on the model
+    Given no configuration file
+    When I run `python -m bot.cli ask "which model does it use and how do I change it?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "Which model composes, and how to change it" from "docs/answers.md"
+
+  Scenario: Asked where its database is, it answers from the section on the index file
+    Given no configuration file
+    When I run `python -m bot.cli ask "where is the database stored?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "The index file: one SQLite database holding everything" from "docs/reference/indexing.md"
+
+  Scenario: Asked about a failed refresh, it answers from the section that says nothing changes
+    Given no configuration file
+    When I run `python -m bot.cli ask "what happens if a refresh fails halfway?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "A failed or interrupted refresh changes nothing" from "docs/reference/indexing.md"
+
+  Scenario: Asked about another forge, it answers from the limit that says how to add one
+    Given no configuration file
+    When I run `python -m bot.cli ask "does it support GitHub?" --retrieval-only --json`
+    Then the exit code is 0
+    And passage 1 is "It does not discover repositories on GitHub or other forges" from "docs/limits.md"
+
   Scenario: A second build with the checkout unchanged reads nothing
     Given no configuration file
     And the index has been built
