@@ -184,6 +184,13 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
+  Scenario: A number in parentheses after "listed in" points to a passage, not a step
+    Given the model answers "(1) Open the guide, (2) read it. `widgetctl install` is listed in (1)." citing passage 2
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
   Scenario: Steps numbered in parentheses are prose, not passages pointed to
     Given the model answers "To tune widgets, (1) open `widgets.toml` and (2) set `frobnication.depth` to seven." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "How do I tune widgets?" --json`

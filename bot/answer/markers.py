@@ -22,11 +22,11 @@ in a list of two or more ("steps (1), (2) and (3)"; "in most cases (2)." is a ma
 where the answer has labelled a step inline with that number, a clause has ended since and the
 number is the object of the word before it, a verb such as repeat or a preposition such as to
 or in ("(1) install it, (2) tune it; if that fails, repeat (2)."; "... Restart it afterwards
-(1)." is a marker), unless that word says a source holds it ("... is described in (2)." is a
-marker; "... described in step (2)." a step). A numbered list's own numbers make nothing
-prose: "1. Build the image (1)." cites passage 1. Where it is unclear, a number is read as a
-marker, as it is checked then. And either counts only when every number in it names a passage
-supplied; any other is a value.
+(1)." is a marker), unless that word says a source holds it ("... is described in (2)." and
+"... is listed in (2)." are markers; "... described in step (2)." a step). A numbered list's
+own numbers make nothing prose: "1. Build the image (1)." cites passage 1. Where it is
+unclear, a number is read as a marker, as it is checked then. And either counts only when
+every number in it names a passage supplied; any other is a value.
 """
 
 from __future__ import annotations
@@ -112,8 +112,13 @@ _DETERMINED = re.compile(
     r"\s++(?:[^\W\d_][\w-]*+\s++){0,2}$",
     re.I,
 )
-# Verbs that say a source holds what the answer refers to: "is described in (2)".
-_HOLDS = r"(?:described|shown|explained|documented)"
+# Verbs that say a source holds what the answer refers to: "is described in (2)", "is listed
+# in (2)". A step the answer labels is an instruction the reader carries out, not a text that
+# describes, gives or lists anything, so after any of them the number is a source's.
+_HOLDS = (
+    r"(?:described|shown|explained|documented|given|stated|noted|listed|defined|outlined"
+    r"|detailed|mentioned)"
+)
 # Where a clause ends: a step referred to after one ("...; repeat (2).") is the answer's own.
 _CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
 # Words that point a reader to a source: a number right after one, or listed after one, is a
@@ -121,8 +126,7 @@ _CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
 # "as in (2) above", "per (2), the default is three", rather than a step the answer labels.
 _POINTS_TO = re.compile(
     r"(?<![\w-])(?:see(?:\s++also)?|cf\.?|per|according\s++to|refer(?:ring)?\s++to|as\s++in"
-    rf"|(?:as\s++)?(?:{_HOLDS}|given|stated|noted|listed|defined|outlined|detailed|mentioned)"
-    rf"\s++(?:in|by))\s*+(?:{_STEP_LISTED})*$",
+    rf"|(?:as\s++)?{_HOLDS}\s++(?:in|by))\s*+(?:{_STEP_LISTED})*$",
     re.I,
 )
 # A step referred to again is the object of the word before it, or listed after that word:

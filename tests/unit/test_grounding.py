@@ -422,6 +422,19 @@ def test_a_number_after_a_word_saying_a_source_holds_something_is_a_citation_aft
     assert markers("(1) a, (2) b. " + "described in " * 50_000 + "(2).", 3) == [2]
 
 
+def test_every_verb_saying_a_source_holds_something_makes_a_citation_after_steps():
+    # "given in", "listed in" say a source holds it as "described in" does: after steps
+    # labelled (1) and (2), the number was read as step 2 and passage 2 went uncited.
+    for verb in ("given", "stated", "noted", "listed", "defined", "outlined", "detailed"):
+        text = f"(1) install it, (2) tune it. The depth is {verb} in (2)."
+        assert markers(text, 3) == [2], text
+    assert markers("(1) install it, (2) tune it. The depth is mentioned by (2).", 3) == [2]
+    assert markers("(1) install it, (2) tune it. The depth is listed in step (2).", 3) == []
+    listed = answer("(1) Open the guide, (2) read it. `widgetctl install` is listed in (2).", [1])
+    assert judge(listed, PASSAGES) is None
+    assert cited_numbers(listed, 3) == (1, 2)
+
+
 def test_a_superscript_after_a_bracketed_code_span_is_a_marker():
     # Its code taken out, "(`--force`)" holds nothing to raise.
     assert markers("Use the flag (`--force`)².", 3) == [2]
