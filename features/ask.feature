@@ -191,6 +191,13 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
+  Scenario: Steps numbered in parentheses and repeated as a list are steps, not passages
+    Given the model answers "(1) Run `widgetctl install`, (2) set `frobnication.depth` to seven. If it fails, repeat (1) and (2)." citing passage 1
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the question is declined as "ungrounded"
+    And the decline reason says "`frobnication.depth`"
+
   Scenario: Steps numbered in parentheses are prose, not passages pointed to
     Given the model answers "To tune widgets, (1) open `widgets.toml` and (2) set `frobnication.depth` to seven." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "How do I tune widgets?" --json`

@@ -23,17 +23,19 @@ where the answer has labelled a step inline with that number, a clause has ended
 number is the object of the word before it, a verb such as repeat or a preposition such as to
 or in ("(1) install it, (2) tune it; if that fails, repeat (2)."; "... Restart it afterwards
 (1)." is a marker), unless that word says a source holds it ("... is described in (2)." and
-"... is listed in (2)." are markers; "... described in step (2)." a step). A numbered list's
-own numbers make nothing prose: "1. Build the image (1)." cites passage 1. Where it is
-unclear, a number is read as a marker, as it is checked then. And either counts only when
-every number in it names a passage supplied; any other is a value.
+"... is listed in (2)." are markers; "... described in step (2)." a step). A number joined to
+the next by "and", "or" or "to" labels nothing of its own: it is one of a list, read as the
+list's last number is ("... if that fails, repeat (1) and (2)." refers to two steps again). A
+numbered list's own numbers make nothing prose: "1. Build the image (1)." cites passage 1.
+Where it is unclear, a number is read as a marker, as it is checked then. And either counts
+only when every number in it names a passage supplied; any other is a value.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 _DASHES = r"[-\u2010-\u2015\u2212]"
 _MARKED = rf"\d{{1,6}}(?:\s*{_DASHES}\s*\d{{1,6}})?"
@@ -103,6 +105,9 @@ _STEP_NAMED = re.compile(
     re.I,
 )
 _NEXT_LISTED = re.compile(rf"{_STEP_JOIN}\(\s*+\d")
+# A number joined to the next one, "(1) and (2)", "(1) or (2)", "(1) to (3)": up to where the
+# next one's "(" stands.
+_JOINED = re.compile(rf"{_STEP_JOIN}(?=\(\s*+\d)")
 # A singular word after a determiner, within the two words before it, names a thing of the
 # answer's rather than a numbered step: "the `--force` option (2).", "the configuration
 # example (2).", "in that case (1)." point to passages. (A code span is gone from the prose
@@ -202,6 +207,36 @@ def _closes(m: re.Match[str]) -> bool:
     return m["closes"] is not None or _POINTS_TO.search(_before(m)) is not None
 
 
+def _placed(prose: str) -> Iterator[tuple[re.Match[str], bool]]:
+    """Each marker in ``prose``, and whether it stands where a citation does (``_closes``).
+
+    A number in parentheses joined to the next by "and", "or" or "to", "(1) and (2)", labels no
+    item of its own: it is one of a list, and stands where the list's last number stands. So
+    "repeat (1) and (2)." refers to two steps again, "grey (1) and (2)." cites two passages and
+    "(1) or (2) installs it" labels two. Each marker is read once, whatever the list's length.
+    """
+    joined: list[re.Match[str]] = []  # the list's numbers so far, each joined to the next
+    expected = -1  # where the list's next number stands
+    for m in _MARKER.finditer(prose):
+        parenthesised = m["parenthesised"] is not None
+        if joined and (m.start() != expected or not parenthesised):
+            yield from ((n, False) for n in joined)  # the list stopped short: labels
+            joined = []
+        if not parenthesised:
+            yield m, True
+            continue
+        closes = _closes(m)
+        join = None if closes else _JOINED.match(prose, m.end())
+        if join is not None:
+            joined.append(m)
+            expected = join.end()
+            continue
+        yield from ((n, closes) for n in joined)
+        joined = []
+        yield m, closes
+    yield from ((n, False) for n in joined)
+
+
 def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
     """The passage numbers one marker stands for, or none where it is prose (module docstring).
 
@@ -245,9 +280,9 @@ def passage_numbers(prose: str, supplied: int | None) -> list[int]:
     labelled: set[int] = set()  # the numbers steps were labelled with so far
     label_end = 0  # where the last label ends
     found: list[int] = []
-    for m in _MARKER.finditer(prose):
+    for m, closes in _placed(prose):
         parenthesised = m["parenthesised"] is not None
-        if parenthesised and not _closes(m):  # a label, "(1) install it"
+        if parenthesised and not closes:  # a label, "(1) install it"
             labelled.update(_listed(m["parenthesised"].translate(_PARENTHESES)))
             label_end = m.end()
             continue

@@ -422,6 +422,29 @@ def test_a_number_after_a_word_saying_a_source_holds_something_is_a_citation_aft
     assert markers("(1) a, (2) b. " + "described in " * 50_000 + "(2).", 3) == [2]
 
 
+def test_steps_referred_to_again_as_a_list_are_steps_and_a_list_closing_a_clause_cites():
+    # "repeat (1) and (2).": the (1) joined to the (2) was read as a step labelled anew, so no
+    # clause had ended since the last label and (2) was read as a passage.
+    for text in (
+        "(1) install it, (2) tune it. Then repeat (1) and (2).",
+        "(1) install it, (2) tune it. If it fails, go back to (1) or (2).",
+        "(1) install it, (2) tune it, (3) restart it. Then repeat (1) to (3).",
+    ):
+        assert markers(text, 3) == [], text
+    repeated = answer(
+        "(1) Set `frobnication.depth` to seven [1], (2) restart. If it fails, repeat (1) and (2).",
+        [1],
+    )
+    assert judge(repeated, PASSAGES) is None
+    assert cited_numbers(repeated, 3) == (1,)
+    # A list closing a clause where no step was labelled is read whole: both are passages.
+    assert markers("Widgets are grey (1) and (2).", 3) == [1, 2]
+    # A list that more words follow is a list of labels still.
+    assert markers("Either (1) or (2) install it.", 3) == []
+    # However long, a list is read once, not again from each of its numbers.
+    assert markers("(1) and " * 20_000 + "(2).", 3) == [1, 2]
+
+
 def test_every_verb_saying_a_source_holds_something_makes_a_citation_after_steps():
     # "given in", "listed in" say a source holds it as "described in" does: after steps
     # labelled (1) and (2), the number was read as step 2 and passage 2 went uncited.
