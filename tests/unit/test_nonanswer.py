@@ -105,6 +105,10 @@ ANSWERS = [
     "The docs do not list a default; they mention 30 seconds as typical [1].",
     "The docs do not list a default; they mention that it is three [1].",
     "The docs do not list a default; they mention the default is three [1].",
+    "The docs do not list a default; they cover 30 seconds as typical [1].",
+    "The docs do not list a default; they document that it is three [1].",
+    # "Mention" takes a statement as "say" does, its "that" left out: a fact of a passage's.
+    "The passages do not say how to colour a widget; they mention the tool retries twice [1].",
     "The docs do not list a default, but they cover the limit, which is three [1].",
     "The docs do not list a default; they say it is three [1].",
     "The docs do not list a default; it defaults to three [1].",
