@@ -621,6 +621,20 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "build of the C library linked in" --retrieval-only --json`
     Then passage 1 is symbol "LIBM_VERSION" of "libm/src/lib.rs", kind "code", lines 4 to 5
 
+  Scenario: The pub foreign types of a Rust extern block are indexed
+    Given a git repository "sqlite" holding "src/lib.rs":
+      """
+      unsafe extern "C" {
+          /// An open database connection, owned by the C library.
+          pub type Connection;
+          type Private;
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "database connection owned by the C library" --retrieval-only --json`
+    Then passage 1 is symbol "Connection" of "sqlite/src/lib.rs", kind "code", lines 2 to 3
+    And every passage's text is the lines it cites
+
   Scenario: A Rust test module that also needs a feature is not indexed
     Given a git repository "suggest" holding "src/lib.rs":
       """

@@ -102,6 +102,7 @@ FRAGMENTS = {
         'unsafe extern "C" {\n',
         "pub safe fn a();\n",
         "pub unsafe static X: u8;\n",
+        "pub type T;\n",
         "safe static\n",
         "/* open\n",
         '"open\n',
@@ -441,17 +442,27 @@ def test_rust_programs(data):
     chunk_or_refuse("src/lib.rs", data)
 
 
+# Each item of an extern block, ``{q}`` its qualifier, with the symbol it is chunked as. A
+# foreign type takes no qualifier, and is the crate's API only when ``pub``.
+EXTERN_ITEMS = [
+    ("pub {q}fn f{i}(x: i32) -> i32;", "f{i}"),
+    ("pub {q}static S{i}: u8;", "S{i}"),
+    ("pub type T{i};", "T{i}"),
+    ("type P{i};", ""),
+]
+
+
 @st.composite
 def rust_2024_bindings(draw):
-    """An ``unsafe extern`` block of qualified items among Rust items; the names it declares."""
+    """An ``unsafe extern`` block of qualified items and foreign types; the names it declares."""
     nl = draw(NEWLINE)
     out, names = [b"/// Before.", b"pub fn before() {}", b'unsafe extern "C" {'], ["before"]
     for i in range(draw(st.integers(min_value=1, max_value=6))):
         doc = [b"    /// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=2))]
-        name = f"f{i}" if draw(st.booleans()) else f"S{i}"
-        item = f"fn {name}(x: i32) -> i32;" if name[0] == "f" else f"static {name}: u8;"
-        out += [*doc, b"    pub " + draw(EXTERN_QUALIFIER) + item.encode()]
-        names.append(name)
+        item, name = draw(st.sampled_from(EXTERN_ITEMS))
+        qualifier = draw(EXTERN_QUALIFIER).decode()
+        out += [*doc, b"    " + item.format(q=qualifier, i=i).encode()]
+        names += [name.format(i=i)] if name else []
     out += [b"}", b"/// After.", b"pub struct After;"]
     return draw(START) + nl.join(out) + nl, [*names, "After"]
 
@@ -485,7 +496,9 @@ RUST_TEST_ONLY = {
 def rust_items_under_cfgs(draw):
     """Items, each under attributes that may compile it only for tests; the names kept."""
     nl = draw(NEWLINE)
-    out, names = [], []
+    # Code first: a file whose opening comments say "generated" is refused, and hypothesis
+    # draws the chunker's own words for that into the first item's doc comment.
+    out, names = [b"use std::fmt;"], []
     for i in range(draw(st.integers(min_value=1, max_value=6))):
         item, symbols = draw(st.sampled_from(sorted(RUST_ITEMS.items())))
         cfgs = draw(st.lists(st.sampled_from(RUST_CFGS), max_size=2))

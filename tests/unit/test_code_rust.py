@@ -381,6 +381,72 @@ def test_a_rust_2024_extern_block_inside_a_macro_call_is_chunked():
     assert spans(chunk_code("src/ffi.rs", source)) == [("abs", 3, 3)]
 
 
+# A foreign type (nightly's ``extern_types``): the grammar reads ``type Handle;`` in an
+# extern block, but not with ``pub`` before it, so without help these items were lost.
+FOREIGN_TYPES = b"""unsafe extern "C" {
+    /// An open database, owned by the C library.
+    pub type Database;
+    /// A prepared statement.
+    #[repr(C)]
+    pub type Statement<'db>;
+    pub
+    type Split;
+    pub(crate) type Internal;
+    type Private;
+    /// Opens a database.
+    pub safe fn open() -> *mut Database;
+}
+
+pub trait Rows {
+    /// One row.
+    type Row;
+}
+"""
+
+
+def test_the_pub_foreign_types_of_an_extern_block_are_chunked():
+    chunks = chunk_code("src/lib.rs", FOREIGN_TYPES)
+    assert_honest(FOREIGN_TYPES, chunks)
+    assert spans(chunks) == [
+        ("Database", 2, 3),
+        ("Statement", 4, 6),
+        ("Split", 7, 8),
+        ("open", 11, 12),
+        ("Rows", 15, 15),
+        ("Rows.Row", 16, 17),
+    ]
+    texts = {c.symbol: c.text for c in chunks}
+    assert texts["Database"] == (
+        "    /// An open database, owned by the C library.\n    pub type Database;"
+    )
+    assert texts["Split"] == "    pub\n    type Split;"
+
+
+def test_a_foreign_type_right_above_a_safe_fn_is_chunked_with_it():
+    # The grammar makes one error of both, or breaks up the block; each is found in turn.
+    source = b'/// Before.\npub fn before() {}\nunsafe extern "C" {\n    pub type Db;\n'
+    source += b"    /// Opens.\n    pub safe fn open() -> *mut Db;\n    ///\n"
+    source += b"    pub safe fn close(db: *mut Db);\n}\n/// After.\npub struct After;\n"
+    chunks = chunk_code("src/lib.rs", source)
+    assert_honest(source, chunks)
+    assert spans(chunks) == [
+        ("before", 1, 2),
+        ("Db", 4, 4),
+        ("open", 5, 6),
+        ("close", 7, 8),
+        ("After", 10, 11),
+    ]
+
+
+def test_a_foreign_type_inside_a_macro_call_is_chunked_and_pub_elsewhere_is_still_an_error():
+    source = b'cfg_ffi! {\n    extern "C" {\n        /// A handle.\n        pub type Handle;\n'
+    source += b"    }\n}\n"
+    assert spans(chunk_code("src/ffi.rs", source)) == [("Handle", 3, 4)]
+    # Outside an extern block, ``pub type Name;`` is no Rust at all.
+    source = b"/// Fine.\npub fn fine() {}\npub trait T {\n    pub type Row;\n}\n"
+    assert spans(chunk_code("src/lib.rs", source)) == [("fine", 1, 2), ("T", 3, 3)]
+
+
 def test_a_safe_qualifier_outside_an_extern_block_is_still_an_error():
     # ``safe`` qualifies only an extern block's items; elsewhere Rust has no such syntax.
     with pytest.raises(Unchunkable, match="syntax error near line 2"):

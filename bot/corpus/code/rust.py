@@ -14,9 +14,10 @@ Rules, the Go ones carried over to Rust's conventions:
   documentation is the trait's);
 - every ``const``, public or not, and every ``pub static`` is a chunk holding its value (a
   ``const`` without ``pub`` ranks at half weight, as private constants do in Go and Python);
-- the ``pub`` items of an ``extern "C" { ... }`` block, a foreign function's signature or a
-  foreign ``static``, are chunks as those written in Rust are, Rust 2024's ``unsafe extern``
-  blocks with their ``safe fn`` and ``unsafe static`` items included (``rust_newer``);
+- the ``pub`` items of an ``extern "C" { ... }`` block, a foreign function's signature, a
+  foreign ``static`` or a foreign ``type``, are chunks as those written in Rust are, Rust
+  2024's ``unsafe extern`` blocks with their ``safe fn`` and ``unsafe static`` items included
+  (``rust_newer``);
 - so are the items inside a macro call's braces, a ``cfg_if!`` chain's branches included
   (``rust_wrappers``), and those a ``macro_rules!`` template of the crate's own writes out
   (once per template, not per call), unless the caller names them;
@@ -41,7 +42,7 @@ from tree_sitter import Node
 
 from bot.corpus.chunk import Chunk
 from bot.corpus.code.rust_cfg import for_no_target, only_for_tests
-from bot.corpus.code.rust_newer import extern_item_qualifiers
+from bot.corpus.code.rust_newer import extern_item_qualifiers, foreign_type_visibility
 from bot.corpus.code.rust_wrappers import macro_items
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
 from bot.corpus.code.syntax import (
@@ -349,6 +350,12 @@ def _item(
     if kind in ("function_item", "function_signature_item"):
         if scope.in_trait or _public(item):
             yield _symbol(scope, index, item, lines, _signature_end(item, lines))
+    elif kind == "associated_type" and not scope.in_trait:
+        # ``pub type Handle;`` in an extern block, its ``pub`` parsed as spaces (``rust_newer``).
+        visibility = foreign_type_visibility(item, lines.data)
+        if visibility is not None:
+            last = _last_line(item, lines)
+            yield _symbol(scope, index, item, lines, last, since=lines.line_of(visibility))
     elif kind in _WHOLE_ITEMS or kind == "associated_type":
         if scope.in_trait or _public(item):
             yield _symbol(scope, index, item, lines, _last_line(item, lines))
@@ -536,10 +543,14 @@ def _symbol(
     title: str = "",
     *,
     exported: bool = True,
+    since: int | None = None,
 ) -> Symbol:
+    """The item's symbol, from its docs' first line (or ``since``, if earlier) to ``last``."""
     name = text_of(item.child_by_field_name("name"))
     symbol = title or (f"{scope.owner}.{name}" if scope.owner else name)
     first = doc_start(scope.items, index, lines, _attaches)
+    if since is not None:
+        first = min(first, since)
     names = (scope.owner, name) if scope.owner else (name,)
     return Symbol(symbol, symbol, (*scope.path, symbol), first, last, names, exported=exported)
 

@@ -55,16 +55,28 @@ def _reparsed(parser: Parser, tree: Tree, data: bytes, newer: Newer | None) -> T
     Each byte of such a token becomes one space, so every offset and line of the new tree is
     the file's, and a chunk's text is still cut from the file's own lines, token and all.
     Left in, the token is an error that costs the declaration it stands in (``readable``).
+
+    Neighbouring tokens may make one error of which ``newer`` knows only one part (a foreign
+    ``pub type`` right above a ``pub safe fn``): the new tree is asked again, a few times at
+    most, as each pass blanks at least one token more.
     """
-    if newer is None or not tree.root_node.has_error:
-        return tree
-    tokens = newer(tree.root_node)
-    if not tokens:
+    if newer is None:
         return tree
     blanked = bytearray(data)
-    for token in tokens:
-        blank(blanked, token.start_byte, token.end_byte)
-    return parser.parse(bytes(blanked))
+    for _ in range(_NEWER_PASSES):
+        if not tree.root_node.has_error:
+            return tree
+        tokens = newer(tree.root_node)
+        if not tokens:
+            return tree
+        for token in tokens:
+            blank(blanked, token.start_byte, token.end_byte)
+        tree = parser.parse(bytes(blanked))
+    return tree
+
+
+# How many times at most ``_reparsed`` parses a file again: a real file needs one or two.
+_NEWER_PASSES = 4
 
 
 def blank(copy: bytearray, start: int, end: int) -> None:
