@@ -43,17 +43,14 @@ from tree_sitter import Node
 from bot.corpus.chunk import Chunk
 from bot.corpus.code.rust_cfg import for_no_target, only_for_tests
 from bot.corpus.code.rust_newer import extern_item_qualifiers, foreign_type_visibility
+from bot.corpus.code.rust_templates import Template, read_templates
 from bot.corpus.code.rust_wrappers import macro_items
 from bot.corpus.code.source import SourceLines, Symbol, Unchunkable, looks_generated
 from bot.corpus.code.syntax import (
-    blank,
     doc_start,
-    error_lines,
     parse,
-    parse_between,
     readable,
     text_of,
-    touches,
 )
 
 _COMMENTS = ("line_comment", "block_comment")
@@ -62,19 +59,6 @@ _WHOLE_ITEMS = ("struct_item", "enum_item", "union_item", "type_item")
 HIDDEN = "hidden from the API docs"
 TEST_ONLY = "compiled only for tests"
 NO_TARGET = "compiled for no target"
-
-
-@dataclass(frozen=True, slots=True)
-class _Template:
-    """A ``macro_rules!`` template being read as items (see ``_templates``)."""
-
-    lines: SourceLines  # the file with the template's macro syntax blanked, read in its place
-    metavariables: frozenset[int]  # where each ``$name`` starts
-    broken: tuple[tuple[int, int], ...]  # lines the parse could not read: their items are left out
-
-    def readable(self, symbol: Symbol) -> bool:
-        """Whether none of the symbol's lines is one the parse could not read."""
-        return not touches(symbol, self.broken)
 
 
 @dataclass(slots=True)
@@ -111,7 +95,7 @@ class _Scope:
     in_trait: bool = False
     # Items in braces that are no module (a macro call's, an extern block's): no module docs.
     items_only: bool = False
-    template: _Template | None = None
+    template: Template | None = None
 
     def nested(
         self,
@@ -418,79 +402,26 @@ def _members_unindexed(item: Node, hidden: bool) -> bool:
 def _templates(macros: _Macros, lines: SourceLines) -> Iterator[_Scope]:
     """The items a crate's own ``macro_rules!`` write out: a scope per rule of each macro.
 
-    regex 1.7 declares ``RegexSet`` and its methods once, in a macro it calls for ``&str``
-    and for ``&[u8]``; the grammar sees a token tree there. Each rule's template is parsed
-    again as items, from one copy of the file in which every template's macro syntax is
-    blanked (``_without_macro_syntax``), so the offsets and lines stay the file's and the
-    chunks' text is the file's own. An exported macro writes into its callers' crates, so
-    its template is not this crate's API and is never among ``macros``.
+    Each rule's template is read as items (``rust_templates``). An exported macro writes into
+    its callers' crates, so its template is not this crate's API and is never among
+    ``macros``.
 
     A macro its module calls inside one type's ``impl`` writes that type's members; one
     called inside several types', or inside an ``impl`` or trait whose members are not
     indexed, is left unread, as no one owner can be named for what it writes.
     """
-    rules = [
-        (scope, owner, template)
+    kept = [
+        (scope, owner, macro)
         for scope, macro in macros.defined
         if len(owners := macros.owners(scope, macro)) < 2 and "" not in owners
         for owner in [next(iter(owners), "")]
-        for rule in macro.children
-        if rule.type == "macro_rule"
-        and (template := rule.child_by_field_name("right")) is not None
-        and template.child_count >= 3
-        and template.children[0].type == "{"
     ]
-    if not rules:
-        return
-    copy = bytearray(lines.data)
-    metavariables: set[int] = set()
-    for _, _, template in rules:
-        metavariables |= _without_macro_syntax(copy, lines.data, template)
-    blanked = SourceLines(bytes(copy))
-    names = frozenset(metavariables)
-    for scope, owner, template in rules:
-        opening, closing = template.children[0], template.children[-1]
-        root = parse_between("rust", blanked, opening, closing, extern_item_qualifiers).root_node
-        broken = tuple(error_lines(root, blanked)) if root.has_error else ()
-        read = _Template(blanked, names, broken)
-        yield _Scope(root.children, scope.title, scope.path, owner, items_only=True, template=read)
-
-
-def _without_macro_syntax(copy: bytearray, data: bytes, template: Node) -> set[int]:
-    """Blank a template's macro syntax in ``copy`` (of ``data``); return where its ``$``s stand.
-
-    ``$name`` becomes ``_name``, an identifier. A repetition, ``$(...)`` with an optional
-    separator and ``*``, ``+`` or ``?``, is read as one copy of what it repeats when it has
-    lines of its own (``$(#[$doc])*`` between a doc comment's lines: an attribute), and as
-    no copy when it shares a line with other code (``Sized $(+ $bound)*``, a list whose
-    empty form is still a signature).
-    """
-    metavariables = set()
-    pending = [template]
-    while pending:
-        node = pending.pop()
-        for child in node.children:
-            if child.type == "metavariable":
-                copy[child.start_byte] = ord("_")
-                metavariables.add(child.start_byte)
-            elif child.type == "token_repetition" and _on_lines_of_its_own(data, child):
-                closes = [i for i, mark in enumerate(child.children) if mark.type == ")"]
-                marks = child.children[:2] + child.children[closes[-1] if closes else 2 :]
-                for mark in marks:
-                    blank(copy, mark.start_byte, mark.end_byte)
-                pending.append(child)
-            elif child.type == "token_repetition":
-                blank(copy, child.start_byte, child.end_byte)
-            elif child.child_count:
-                pending.append(child)
-    return metavariables
-
-
-def _on_lines_of_its_own(data: bytes, node: Node) -> bool:
-    before = data[data.rfind(b"\n", 0, node.start_byte) + 1 : node.start_byte]
-    line_end = data.find(b"\n", node.end_byte)
-    after = data[node.end_byte : len(data) if line_end < 0 else line_end]
-    return not before.strip() and not after.strip()
+    read = read_templates([macro for _, _, macro in kept], lines)
+    for (scope, owner, _), templates in zip(kept, read, strict=True):
+        for template in templates:
+            yield _Scope(
+                template.items, scope.title, scope.path, owner, items_only=True, template=template
+            )
 
 
 _SELF_TYPE = re.compile(rb"\bSelf\b")
@@ -521,7 +452,7 @@ def _spliced_member(item: Node) -> bool:
     return any(p is not None and _SELF_TYPE.search(p.text or b"") for p in signature)
 
 
-def _named_by_metavariable(item: Node, template: _Template) -> bool:
+def _named_by_metavariable(item: Node, template: Template) -> bool:
     """Whether a template's item (or the type an ``impl`` is for) is named ``$something``.
 
     An ``impl`` is for the type its path ends in: ``impl $crate::Version`` is ``Version``'s,
@@ -531,7 +462,7 @@ def _named_by_metavariable(item: Node, template: _Template) -> bool:
         name = _type_name_node(item.child_by_field_name("type"))
     else:
         name = item.child_by_field_name("name")
-    return name is not None and name.start_byte in template.metavariables
+    return template.named_by_caller(name)
 
 
 def _symbol(
