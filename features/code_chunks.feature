@@ -893,6 +893,45 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "socket that accepts every connection for tests" --retrieval-only --json`
     Then no passage contains "AcceptingSocketFixture"
 
+  Scenario: A Rust mod written in a crate's own macro template is read as one written without it
+    Given a git repository "sockets" holding "src/lib.rs":
+      """
+      #[doc(hidden)]
+      #[path = "sys/mod.rs"]
+      mod sys;
+
+      macro_rules! platform_modules {
+          () => {
+              #[path = "sys/unix.rs"]
+              pub mod unix;
+
+              #[cfg(test)]
+              mod fixtures;
+          };
+      }
+
+      platform_modules!();
+      """
+    And a git repository "sockets" holding "src/sys/mod.rs":
+      """
+      pub(crate) fn init() {}
+      """
+    And a git repository "sockets" holding "src/sys/unix.rs":
+      """
+      /// A socket's raw file descriptor on Unix.
+      pub struct RawSocketDescriptor;
+      """
+    And a git repository "sockets" holding "src/fixtures.rs":
+      """
+      /// A socket that accepts every connection, for tests of the crates using this one.
+      pub struct AcceptingSocketFixture;
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "raw file descriptor of a socket on unix" --retrieval-only --json`
+    Then passage 1 is symbol "RawSocketDescriptor" of "sockets/src/sys/unix.rs", kind "code", lines 1 to 2
+    When I run `python -m bot.cli ask "socket that accepts every connection for tests" --retrieval-only --json`
+    Then no passage contains "AcceptingSocketFixture"
+
   Scenario: A Rust module's file is found where an inline module's or a raw string's #[path] points
     Given a git repository "sockets" holding "src/lib.rs":
       """

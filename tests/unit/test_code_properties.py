@@ -93,6 +93,7 @@ FRAGMENTS = {
         "} else if #[cfg(test)] {\n",
         "} else {\n",
         "mod m;\n",
+        "mod $x;\n",
         "macro_rules! m {\n",
         "($x:ident) => {\n",
         "$(#[$a])*\n",
@@ -515,6 +516,49 @@ def rust_items_under_cfgs(draw):
 @given(program=rust_items_under_cfgs())
 def test_rust_items_compiled_only_for_tests_are_not_chunked(program):
     chunked_as_declared("src/lib.rs", program)
+
+
+@st.composite
+def rust_template_modules(draw):
+    """``macro_rules!`` templates declaring modules under cfgs; the modules compiled plainly."""
+    nl = draw(NEWLINE)
+    out, compiled = [], []
+    for i in range(draw(st.integers(min_value=1, max_value=4))):
+        macro_cfgs = draw(st.lists(st.sampled_from(RUST_CFGS), max_size=1))
+        exported = draw(st.booleans())
+        template = []
+        for j in range(draw(st.integers(min_value=1, max_value=3))):
+            cfgs = draw(st.lists(st.sampled_from(RUST_CFGS), max_size=2))
+            name = b"$name" if draw(st.booleans()) else f"m{i}_{j}".encode()
+            doc = [b"        /// " + c for c in draw(st.lists(COMMENT_TEXT, max_size=1))]
+            template += [
+                *doc,
+                *(b"        #[" + c + b"]" for c in cfgs),
+                b"        mod " + name + b";",
+            ]
+            # Neither an exported macro's template nor a module the caller names is read.
+            read = not exported and not name.startswith(b"$")
+            if read and not RUST_TEST_ONLY.intersection(cfgs + macro_cfgs):
+                compiled.append(name.decode())
+        out += [
+            *(b"#[" + c + b"]" for c in macro_cfgs),
+            *([b"#[macro_export]"] if exported else []),
+            b"macro_rules! make" + str(i).encode() + b" {",
+            b"    ($name:ident) => {",
+            *template,
+            b"    };",
+            b"}",
+            b"make" + str(i).encode() + b"!(x);",
+        ]
+    return draw(START) + nl.join(out) + nl, compiled
+
+
+@SETTINGS
+@given(program=rust_template_modules())
+def test_rust_template_modules_are_declared_as_the_library_compiles_them(program):
+    data, compiled = program
+    declared = module_declarations(data)
+    assert sorted(d.name for d in declared if not d.hidden) == sorted(compiled)
 
 
 def chunked_as_declared(path: str, program: tuple[bytes, list[str]]) -> None:

@@ -44,6 +44,54 @@ macro_rules! m { () => { mod in_macro; } }
         ModuleDeclaration("library"),
         ModuleDeclaration("helpers", inline=("inline_tests",), hidden=TEST_ONLY),
         ModuleDeclaration("deeper", inline=("inline",), hidden=HIDDEN),
+        ModuleDeclaration("in_macro"),
+    ]
+
+
+def test_declarations_a_crates_own_macro_template_writes_are_read_where_it_is_defined():
+    text = """
+macro_rules! platform {
+    ($name:ident, $(#[$attr:meta])*) => {
+        $(#[$attr])*
+        /// The Unix side.
+        pub mod unix;
+        #[doc(hidden)]
+        pub mod __private;
+        mod $name;
+        mod $name {
+            mod caller_named;
+        }
+        pub mod nested {
+            #[cfg(test)]
+            mod tests;
+        }
+        cfg_rt! {
+            pub mod runtime;
+        }
+    };
+}
+platform!(windows);
+#[cfg(test)]
+macro_rules! fixtures {
+    () => { mod fixtures; };
+}
+#[macro_export]
+macro_rules! exported {
+    () => { mod exported; };
+}
+mod inline {
+    macro_rules! inner {
+        () => { #[path = "deep.rs"] pub mod deeper; };
+    }
+}
+"""
+    assert sorted(module_declarations(text.encode()), key=lambda d: d.name) == [
+        ModuleDeclaration("__private", hidden=HIDDEN),
+        ModuleDeclaration("deeper", inline=("inline",), path="deep.rs"),
+        ModuleDeclaration("fixtures", hidden=TEST_ONLY),
+        ModuleDeclaration("runtime"),
+        ModuleDeclaration("tests", inline=("nested",), hidden=TEST_ONLY),
+        ModuleDeclaration("unix"),
     ]
 
 

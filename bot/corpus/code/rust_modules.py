@@ -25,7 +25,10 @@ A file no ``mod`` names, a crate root elsewhere than ``lib.rs`` or ``main.rs``
 name; a module's file never does. Declarations a macro call wraps in braces are read as the
 chunker reads that call's items (``bot.corpus.code.rust_wrappers``): tokio's ``cfg_rt! {
 pub mod runtime; }``, or each branch of a ``cfg_if!`` chain that the library compiles; the
-call's own attributes hold for each of them.
+call's own attributes hold for each of them. So are those a ``macro_rules!`` template of the
+crate's own writes (``bot.corpus.code.rust_templates``), read once as if written where the
+macro is defined, whose attributes hold for them likewise; a module the caller names
+(``mod $name;``) is not looked for.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import posixpath
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from tree_sitter import Node
 
@@ -46,6 +50,7 @@ from bot.corpus.code.rust import (
     why_hidden,
     why_hidden_at_top,
 )
+from bot.corpus.code.rust_templates import Template, read_templates
 from bot.corpus.code.rust_wrappers import Wrapped, macro_items
 from bot.corpus.code.source import SourceLines
 from bot.corpus.code.syntax import parse, text_of
@@ -80,6 +85,16 @@ class ModuleDeclaration:
     inline_paths: tuple[str | None, ...] = ()
 
 
+class _Items(NamedTuple):
+    """Items being read for declarations, and where they stand."""
+
+    items: Sequence[Node]
+    inline: tuple[str, ...] = ()  # the inline modules they are in
+    paths: tuple[str | None, ...] = ()  # those modules' ``#[path]``s
+    hidden: str = ""  # why all of them are left out, or ""
+    template: Template | None = None  # the ``macro_rules!`` template they are written in
+
+
 def module_declarations(data: bytes) -> list[ModuleDeclaration]:
     """The ``mod name;`` declarations of one Rust file's bytes, in inline modules too."""
     if not _OUT_OF_LINE_MOD.search(data):
@@ -87,36 +102,69 @@ def module_declarations(data: bytes) -> list[ModuleDeclaration]:
     lines = SourceLines(data)
     root = parse("rust", lines).root_node
     found = []
-    pending: list[tuple[Sequence[Node], tuple[str, ...], tuple[str | None, ...], str]] = [
-        (root.children, (), (), why_hidden_at_top(root.children))
-    ]
-    while pending:
-        items, inline, paths, hidden = pending.pop()
-        for index, item in enumerate(items):
-            if item.type not in ("mod_item", "macro_invocation"):
+    pending = [_Items(root.children, hidden=why_hidden_at_top(root.children))]
+    # The crate's own macros, whose templates are read once the file's other items are.
+    macros: list[tuple[Node, _Items]] = []
+    while pending or macros:
+        if not pending:
+            pending.extend(_template_items(macros, lines))
+            macros = []
+            continue
+        where = pending.pop()
+        for index, item in enumerate(where.items):
+            if item.type not in ("mod_item", "macro_invocation", "macro_definition"):
                 continue
-            attributes = attributes_above(items, index)
-            why = hidden or why_hidden(attributes)
+            attributes = attributes_above(where.items, index)
+            why = where.hidden or why_hidden(attributes)
+            if item.type == "macro_definition":
+                # An exported macro writes into its callers' crates, as the chunker reads it.
+                exported = any(attribute_named(a, "macro_export") for a in attributes)
+                if where.template is None and not exported:
+                    macros.append((item, where._replace(hidden=why)))
+                continue
             if item.type == "macro_invocation":
                 # ``cfg_rt! { pub mod runtime; }``: read as the chunker reads it, and what the
                 # call's attributes say of it (``#[cfg(test)]``) holds for all it wraps.
+                template_lines = where.template.lines if where.template else lines
                 pending.extend(
-                    (group.items, inline, paths, why or _why_left_out(group))
-                    for group in macro_items(item, lines)
+                    where._replace(items=group.items, hidden=why or _why_left_out(group))
+                    for group in macro_items(item, template_lines)
                 )
                 continue
-            name = text_of(item.child_by_field_name("name")).removeprefix("r#")
+            name_node = item.child_by_field_name("name")
+            if where.template is not None and where.template.named_by_caller(name_node):
+                continue  # ``mod $name;``: the caller names its file, and its modules' folder
+            name = text_of(name_node).removeprefix("r#")
             body = item.child_by_field_name("body")
             path = _path_of(attributes)
             if body is not None:
                 nested = body.children
                 pending.append(
-                    (nested, (*inline, name), (*paths, path), why or why_hidden_at_top(nested))
+                    where._replace(
+                        items=nested,
+                        inline=(*where.inline, name),
+                        paths=(*where.paths, path),
+                        hidden=why or why_hidden_at_top(nested),
+                    )
                 )
             else:
-                inline_paths = paths if any(p is not None for p in paths) else ()
-                found.append(ModuleDeclaration(name, inline, path, why, inline_paths))
+                inline_paths = where.paths if any(p is not None for p in where.paths) else ()
+                found.append(ModuleDeclaration(name, where.inline, path, why, inline_paths))
     return found
+
+
+def _template_items(macros: Sequence[tuple[Node, _Items]], lines: SourceLines) -> list[_Items]:
+    """The items of each rule of the crate's own macros, as if written where each macro is.
+
+    A ``mod`` a macro writes is found where the macro is called; a crate's own macro is
+    called in the module that defines it, and the chunker reads its items there too.
+    """
+    read = read_templates([macro for macro, _ in macros], lines)
+    return [
+        where._replace(items=template.items, template=template)
+        for (_, where), templates in zip(macros, read, strict=True)
+        for template in templates
+    ]
 
 
 def _why_left_out(group: Wrapped) -> str:
