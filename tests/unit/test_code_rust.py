@@ -422,6 +422,13 @@ def test_the_pub_foreign_types_of_an_extern_block_are_chunked():
     assert texts["Split"] == "    pub\n    type Split;"
 
 
+def test_a_foreign_type_whose_pub_has_a_line_of_its_own_keeps_the_doc_above_it():
+    source = b'extern "C" {\n    /// A split handle.\n    #[repr(C)]\n    pub\n    type Split;\n}\n'
+    chunks = chunk_code("src/lib.rs", source)
+    assert_honest(source, chunks)
+    assert spans(chunks) == [("Split", 2, 5)]
+
+
 def test_a_foreign_type_right_above_a_safe_fn_is_chunked_with_it():
     # The grammar makes one error of both, or breaks up the block; each is found in turn.
     source = b'/// Before.\npub fn before() {}\nunsafe extern "C" {\n    pub type Db;\n'

@@ -476,12 +476,10 @@ def _symbol(
     exported: bool = True,
     since: int | None = None,
 ) -> Symbol:
-    """The item's symbol, from its docs' first line (or ``since``, if earlier) to ``last``."""
+    """The item's symbol, from its docs' first line to ``last``; ``since``: see ``doc_start``."""
     name = text_of(item.child_by_field_name("name"))
     symbol = title or (f"{scope.owner}.{name}" if scope.owner else name)
-    first = doc_start(scope.items, index, lines, _attaches)
-    if since is not None:
-        first = min(first, since)
+    first = doc_start(scope.items, index, lines, _attaches, since)
     names = (scope.owner, name) if scope.owner else (name,)
     return Symbol(symbol, symbol, (*scope.path, symbol), first, last, names, exported=exported)
 

@@ -153,14 +153,17 @@ def doc_start(
     index: int,
     lines: SourceLines,
     attaches: Callable[[Node], bool],
+    since: int | None = None,
 ) -> int:
     """The first line of the doc comment above ``siblings[index]``, else its own first line.
 
     The doc is the run of nodes ``attaches`` accepts (comments, attributes) that sit directly
     above the declaration: no blank line between them, and each on a line of its own, so a
-    trailing comment of the declaration before is never taken for this one's doc.
+    trailing comment of the declaration before is never taken for this one's doc. ``since``:
+    the declaration's first line where that is above its node's (a foreign type's ``pub``,
+    parsed as spaces).
     """
-    first = lines.line_of(siblings[index].start_byte)
+    first = lines.line_of(siblings[index].start_byte) if since is None else since
     j = index - 1
     while j >= 0:
         node = siblings[j]
