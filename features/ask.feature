@@ -191,6 +191,13 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
+  Scenario: Numbers in parentheses listed at a sentence's end after steps point to passages
+    Given the model answers "(1) Open the guide, (2) read it. It is `widgetctl install` (2) and (1)." citing passage 2
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 2 passages
+
   Scenario: Steps numbered in parentheses and repeated as a list are steps, not passages
     Given the model answers "(1) Run `widgetctl install`, (2) set `frobnication.depth` to seven. If it fails, repeat (1) and (2)." citing passage 1
     When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`

@@ -25,10 +25,11 @@ or in ("(1) install it, (2) tune it; if that fails, repeat (2)."; "... Restart i
 (1)." is a marker), unless that word says a source holds it ("... is described in (2)." and
 "... is listed in (2)." are markers; "... described in step (2)." a step). A number joined to
 the next by "and", "or" or "to" labels nothing of its own: it is one of a list, read as the
-list's last number is ("... if that fails, repeat (1) and (2)." refers to two steps again). A
-numbered list's own numbers make nothing prose: "1. Build the image (1)." cites passage 1.
-Where it is unclear, a number is read as a marker, as it is checked then. And either counts
-only when every number in it names a passage supplied; any other is a value.
+list's last number is, by the word before the list ("... if that fails, repeat (1) and (2)."
+refers to two steps again, "... grey (1) and (2)." cites both passages whatever steps were
+labelled). A numbered list's own numbers make nothing prose: "1. Build the image (1)." cites
+passage 1. Where it is unclear, a number is read as a marker, as it is checked then. And either
+counts only when every number in it names a passage supplied; any other is a value.
 """
 
 from __future__ import annotations
@@ -207,23 +208,25 @@ def _closes(m: re.Match[str]) -> bool:
     return m["closes"] is not None or _POINTS_TO.search(_before(m)) is not None
 
 
-def _placed(prose: str) -> Iterator[tuple[re.Match[str], bool]]:
-    """Each marker in ``prose``, and whether it stands where a citation does (``_closes``).
+def _placed(prose: str) -> Iterator[tuple[re.Match[str], bool, re.Match[str]]]:
+    """Each marker in ``prose``, whether it stands as a citation does, and its list's first.
 
-    A number in parentheses joined to the next by "and", "or" or "to", "(1) and (2)", labels no
-    item of its own: it is one of a list, and stands where the list's last number stands. So
-    "repeat (1) and (2)." refers to two steps again, "grey (1) and (2)." cites two passages and
-    "(1) or (2) installs it" labels two. Each marker is read once, whatever the list's length.
+    Whether it stands as a citation does is ``_closes``; its list's first marker is the marker
+    itself where it is in no list. A number in parentheses joined to the next by "and", "or" or
+    "to", "(1) and (2)", labels no item of its own: it is one of a list, and stands where the
+    list's last number stands. So "repeat (1) and (2)." refers to two steps again, "grey (1) and
+    (2)." cites two passages and "(1) or (2) installs it" labels two. Each marker is read once,
+    whatever the list's length.
     """
     joined: list[re.Match[str]] = []  # the list's numbers so far, each joined to the next
     expected = -1  # where the list's next number stands
     for m in _MARKER.finditer(prose):
         parenthesised = m["parenthesised"] is not None
         if joined and (m.start() != expected or not parenthesised):
-            yield from ((n, False) for n in joined)  # the list stopped short: labels
+            yield from ((n, False, joined[0]) for n in joined)  # the list stopped short: labels
             joined = []
         if not parenthesised:
-            yield m, True
+            yield m, True, m
             continue
         closes = _closes(m)
         join = None if closes else _JOINED.match(prose, m.end())
@@ -231,10 +234,11 @@ def _placed(prose: str) -> Iterator[tuple[re.Match[str], bool]]:
             joined.append(m)
             expected = join.end()
             continue
-        yield from ((n, closes) for n in joined)
+        first = joined[0] if joined else m
+        yield from ((n, closes, first) for n in joined)
         joined = []
-        yield m, closes
-    yield from ((n, False) for n in joined)
+        yield m, closes, first
+    yield from ((n, False, joined[0]) for n in joined)
 
 
 def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
@@ -280,14 +284,16 @@ def passage_numbers(prose: str, supplied: int | None) -> list[int]:
     labelled: set[int] = set()  # the numbers steps were labelled with so far
     label_end = 0  # where the last label ends
     found: list[int] = []
-    for m, closes in _placed(prose):
+    for m, closes, first in _placed(prose):
         parenthesised = m["parenthesised"] is not None
         if parenthesised and not closes:  # a label, "(1) install it"
             labelled.update(_listed(m["parenthesised"].translate(_PARENTHESES)))
             label_end = m.end()
             continue
         numbers = _marker_numbers(m, supplied)
-        before = _before(m)
+        # A list's numbers take a step or cite a passage together, by the word before the list:
+        # "grey (1) and (2)." cites both, though "and" comes right before its (2).
+        before = _before(first)
         if (
             parenthesised
             and not labelled.isdisjoint(numbers)

@@ -445,6 +445,20 @@ def test_steps_referred_to_again_as_a_list_are_steps_and_a_list_closing_a_clause
     assert markers("(1) and " * 20_000 + "(2).", 3) == [1, 2]
 
 
+def test_a_list_closing_a_clause_after_steps_is_read_by_the_word_before_it():
+    # "grey (1) and (2).": the "and" right before its (2) was read as taking step 2 again, so
+    # after steps labelled (1) and (2) the list cited passage 1 alone.
+    for text in (
+        "(1) install it, (2) tune it. Widgets are grey (1) and (2).",
+        "(1) install it, (2) tune it. Both are described (1) or (2).",
+    ):
+        assert markers(text, 3) == [1, 2], text
+    assert markers("(1) install it, (2) tune it. Then repeat (1) and (2).", 3) == []
+    listed = answer("(1) Open the guide, (2) read it. It is `widgetctl install` (1) and (2).", [1])
+    assert judge(listed, PASSAGES) is None
+    assert cited_numbers(listed, 3) == (1, 2)
+
+
 def test_every_verb_saying_a_source_holds_something_makes_a_citation_after_steps():
     # "given in", "listed in" say a source holds it as "described in" does: after steps
     # labelled (1) and (2), the number was read as step 2 and passage 2 went uncited.
