@@ -105,7 +105,6 @@ _STEP_NAMED = re.compile(
     rf"|{_STEPS_WORD}\s*+(?P<listed>(?:{_STEP_LISTED})*))$",
     re.I,
 )
-_NEXT_LISTED = re.compile(rf"{_STEP_JOIN}\(\s*+\d")
 # A number joined to the next one, "(1) and (2)", "(1) or (2)", "(1) to (3)": up to where the
 # next one's "(" stands.
 _JOINED = re.compile(rf"{_STEP_JOIN}(?=\(\s*+\d)")
@@ -196,7 +195,7 @@ def _names_step(m: re.Match[str]) -> bool:
         return False
     if named["listed"] is None:  # a singular word: "step (2)", though not "the option (2)"
         return _DETERMINED.search(before[: named.start()]) is None
-    return bool(named["listed"]) or _NEXT_LISTED.match(m.string, m.end()) is not None
+    return bool(named["listed"]) or _JOINED.match(m.string, m.end()) is not None
 
 
 def _closes(m: re.Match[str]) -> bool:
