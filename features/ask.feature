@@ -258,12 +258,6 @@ Feature: Asking a question
     Then the exit code is 0
     And the outcome is "answered"
 
-  Scenario: An answer that says what the passages leave out and then what a passage mentions is shown
-    Given the model answers "The passages do not give a default depth; they mention the guide sets the depth to seven [1]." citing "Tuning the frobnicator"
-    When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`
-    Then the exit code is 0
-    And the outcome is "answered"
-
   Scenario: An answer that says what the passages leave out and cites a passage for a name in brackets is shown
     Given the model answers "The passages do not give a default depth (the guide sets `frobnication.depth` to seven [1])." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

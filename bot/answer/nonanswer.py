@@ -13,22 +13,20 @@ such as "so" or "only" follows; a list, "red, green or blue", with or without a 
 "or", is no second clause, unless a verb such as "is", "can" or "has" follows that "or",
 ``_goes_on``) is a statement of its own, and a draft with one of those, or with a code block, is
 an answer; though not where that clause only says what the passages do cover, "...; they only
-cover installation [1].", by a verb that names a topic (not "mention", which may carry a
-statement: "...; they mention the tool retries twice [1]." is an answer), with no name in code
-and no figure (``_only_describes``), as an aside saying that is not, nor where ", or" or ", and"
-only asks the question again, "whether it can, or how". So is a draft with an aside in
-parentheses that cites a passage for a name of its own, "(the example sets `--force` [2])": a
-citation alone makes no answer (the markers are read past), but that aside says what a passage
-holds, and shown as an answer its name is checked against that passage, where as a decline's
-reason it would be shown unchecked. An aside that names nothing in code, "(they only discuss
-installation [2])", is what the draft says of the passages, and so is one that only points,
-"(see `--force` in [2])", or says again what is missing, with a negation or with no word but
-pointing ones and those the draft says outside it, "(passage [2] only mentions `depth`)"; and a
-"but" or ";" in one that cites a passage opens no second clause where what follows it says what
-is missing too, "(passage [1] mentions `depth` but not its default)". The rule errs towards
-showing: a real answer that says in passing that the passages leave something out is not turned
-into a decline, unless what it goes on to say reads as a list's last item, "Windows, macOS, and
-the tool runs only on Linux [2]."
+cover installation [1].", with no name in code and no figure (``_only_describes``), as an aside
+saying that is not, nor where ", or" or ", and" only asks the question again, "whether it can,
+or how". So is a draft with an aside in parentheses that cites a passage for a name of its
+own, "(the example sets `--force` [2])": a citation alone makes no answer (the markers are read
+past), but that aside says what a passage holds, and shown as an answer its name is checked
+against that passage, where as a decline's reason it would be shown unchecked. An aside that
+names nothing in code, "(they only discuss installation [2])", is what the draft says of the
+passages, and so is one that only points, "(see `--force` in [2])", or says again what is
+missing, with a negation or with no word but pointing ones and those the draft says outside it,
+"(passage [2] only mentions `depth`)"; and a "but" or ";" in one that cites a passage opens no
+second clause where what follows it says what is missing too, "(passage [1] mentions `depth`
+but not its default)". The rule errs towards showing: a real answer that says in passing that
+the passages leave something out is not turned into a decline, unless what it goes on to say
+reads as a list's last item, "Windows, macOS, and the tool runs only on Linux [2]."
 
 Every pattern here reads a sentence in time linear in its length, so no reply, however long or
 odd, holds up the event loop the check runs on.
@@ -113,14 +111,12 @@ _GOES_ON = re.compile(
 )
 # A second clause that only says what the passages cover: its subject is the material, or
 # "they", and its verb one that names a topic ("cover", "discuss", "deal with"), never one that
-# may open a statement of its own ("say", "state", "show"), nor "mention", which takes one as
-# "say" does, its "that" left out as often as not: "they mention the tool retries twice" says
-# what a passage holds, and no word tells its verb from a plural noun ("the tool's retries").
-# What it covers may not open with "that" ("they document that it retries"), nor hold a verb
-# ``_VERB`` reads or a figure ("they cover 30 seconds"): each is a statement, or a value from a
-# passage. Spaces are possessive and what is covered is read once, to the end: linear.
+# may open a statement of its own ("say", "state", "show"). What it covers may not open with
+# "that" ("they mention that it retries"), nor hold a verb ``_VERB`` reads or a figure ("they
+# mention 30 seconds"): each is a statement, or a value from a passage. Spaces are possessive
+# and what is covered is read once, to the end: linear.
 _TOPIC = (
-    r"(?:(?:cover|concern|document)(?:s|ed)?|discuss(?:es|ed)?|address(?:es|ed)?"
+    r"(?:(?:cover|mention|concern|document)(?:s|ed)?|discuss(?:es|ed)?|address(?:es|ed)?"
     r"|describe[sd]?|focus(?:es|ed)?\s++on|deals?\s++with|dealt\s++with|touch(?:es|ed)?\s++on"
     r"|talk(?:s|ed)?\s++about)"
 )

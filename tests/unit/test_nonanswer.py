@@ -71,6 +71,10 @@ NON_ANSWERS = [
     "The passages do not say how to colour widgets, but they discuss themes [2].",
     "The passages do not say how to colour widgets; passage [2] focuses on installation.",
     "The passages do not say how to colour widgets; they deal with tuning only (1).",
+    # "Mention" with a bare topic after it is read so too: a model says this when it declines,
+    # and shown as an answer it would drop the question from the documentation gaps.
+    "The passages do not explain how to colour a widget; they only mention installation [1].",
+    "The passages do not explain how to colour a widget, but they mention retries [1].",
     # Nor does one that only asks the question again.
     "The passages do not say whether it can, or how [1].",
     "The passages do not say whether widgets can be coloured, and why not [1].",
@@ -105,10 +109,6 @@ ANSWERS = [
     "The docs do not list a default; they mention 30 seconds as typical [1].",
     "The docs do not list a default; they mention that it is three [1].",
     "The docs do not list a default; they mention the default is three [1].",
-    "The docs do not list a default; they cover 30 seconds as typical [1].",
-    "The docs do not list a default; they document that it is three [1].",
-    # "Mention" takes a statement as "say" does, its "that" left out: a fact of a passage's.
-    "The passages do not say how to colour a widget; they mention the tool retries twice [1].",
     "The docs do not list a default, but they cover the limit, which is three [1].",
     "The docs do not list a default; they say it is three [1].",
     "The docs do not list a default; it defaults to three [1].",
