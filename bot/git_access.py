@@ -15,6 +15,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from bot.linked_worktree import common_dir, named_git_dir
+
 
 def denied_in_repository(repo_path: Path) -> PermissionError | None:
     """The first file of the git directory at ``repo_path`` this user may not read, if any."""
@@ -22,9 +24,13 @@ def denied_in_repository(repo_path: Path) -> PermissionError | None:
     if git_dir.is_file():  # a linked worktree's: it names the git directory, kept elsewhere
         if (denied := _first_denied([git_dir])) is not None:
             return denied
-        git_dir = _named_in(git_dir) or git_dir
-    names = ("HEAD", "config", "commondir", "refs", "packed-refs", "objects")
-    return _first_denied([git_dir, *(git_dir / name for name in names)])
+        git_dir = named_git_dir(git_dir) or git_dir
+    if (denied := _first_denied([git_dir, git_dir / "HEAD", git_dir / "commondir"])) is not None:
+        return denied
+    # A linked worktree's configuration, refs and objects are its main repository's.
+    shared = common_dir(git_dir)
+    names = ("config", "refs", "packed-refs", "objects")
+    return _first_denied([shared, *(shared / name for name in names)])
 
 
 def denied_in_object_store(objects: Path, sha: str) -> PermissionError | None:
@@ -46,17 +52,6 @@ def cannot_be_read(repo_path: Path, denied: PermissionError) -> str:
         f"{repo_path} cannot be read ({denied.strerror}: {denied.filename}): let the user "
         "phpbotscout runs as read it"
     )
-
-
-def _named_in(git_file: Path) -> Path | None:
-    """The git directory a ``.git`` file names (``gitdir: PATH``), or None if it names none."""
-    try:
-        text = git_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not text.startswith("gitdir:"):
-        return None
-    return git_file.parent / text.removeprefix("gitdir:").strip()  # relative to the file
 
 
 def _first_denied(paths: Iterable[Path]) -> PermissionError | None:

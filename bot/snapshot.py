@@ -21,6 +21,7 @@ import git
 
 from bot.errors import DamagedRepository, SourceError
 from bot.git_access import cannot_be_read, denied_in_object_store, denied_in_repository
+from bot.linked_worktree import common_dir, lost_link
 from bot.object_faults import (
     GitFailed,
     damage_found,
@@ -80,10 +81,10 @@ def head_branch_is_unborn(repo_path: Path) -> bool:
     if repo is None:
         return False
     try:
-        git_dir, common_dir = Path(repo.git_dir), Path(repo.common_dir)
+        git_dir = Path(repo.git_dir)
     finally:
         repo.close()
-    return branch_is_unborn(repo_path, git_dir, common_dir)
+    return branch_is_unborn(repo_path, git_dir, common_dir(git_dir))
 
 
 def _open(repo_path: Path) -> git.Repo | None:
@@ -91,7 +92,8 @@ def _open(repo_path: Path) -> git.Repo | None:
 
     Raises:
         SourceError: there is one, but git cannot read it (its configuration is not a git
-            configuration, say): what it said, and what to do.
+            configuration, say, or it is a linked worktree its main repository lost): what
+            is wrong, and what to do.
         PermissionError: there is one, but a file of it may not be read by this user.
     """
     try:
@@ -101,6 +103,8 @@ def _open(repo_path: Path) -> git.Repo | None:
         there = os.path.lexists(repo_path / ".git") or os.path.lexists(repo_path / "HEAD")
         if there and (denied := denied_in_repository(repo_path)) is not None:
             raise denied from None
+        if (lost := lost_link(repo_path)) is not None:
+            raise SourceError(f"{repo_path} {lost}") from None
         return None
     except PermissionError:  # the repair is to let this user read it, not to repair it
         raise
@@ -221,9 +225,9 @@ class GitSnapshot:
         read, or one that is damaged, is said to be so.
         """
         if ref == "HEAD":
-            git_dir, common_dir = Path(self._repo.git_dir), Path(self._repo.common_dir)
+            git_dir = Path(self._repo.git_dir)
             try:
-                branch_is_unborn(self._path, git_dir, common_dir)
+                branch_is_unborn(self._path, git_dir, common_dir(git_dir))
             except PermissionError as denied:
                 return SourceError(cannot_be_read(self._path, denied))
             except SourceError as damaged_refs:
@@ -235,8 +239,9 @@ class GitSnapshot:
 
     def _fault(self, sha: str, kind: str, what: str, failure: object) -> SourceError:
         """Say why git could not read ``sha``, a ``kind`` the operator knows as ``what``."""
-        objects = Path(self._repo.common_dir) / "objects"
-        denied = denied_in_repository(self._path) or denied_in_object_store(objects, sha)
+        denied = denied_in_repository(self._path) or denied_in_object_store(
+            common_dir(Path(self._repo.git_dir)) / "objects", sha
+        )
         if denied is not None:  # which git would call missing, corrupt, or no repository
             return SourceError(cannot_be_read(self._path, denied))
         fault = object_fault(self._repo, sha, kind)

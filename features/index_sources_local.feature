@@ -258,6 +258,26 @@ Feature: Explaining which local repositories are indexed
     When I run `python -m bot.cli ask "what do gadgets do when they are ready" --retrieval-only --json`
     Then a passage comes from "gadgets"
 
+  Scenario: A linked worktree is indexed at its own branch, and says how to mend it once its main repository moves
+    Given a linked worktree "gadgets" in the estate, on a branch of its own holding "README.md":
+      """
+      # Gadgets
+
+      Gadgets hum when they are ready.
+      """
+    And the index has been built
+    And the main repository of "gadgets" is moved away
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    And the output says "is a linked worktree whose main repository is no longer at"
+    And the output says "run 'git worktree repair"
+    And the output says "in the main repository where it is now, or add 'gadgets' to sources.exclude"
+    When I run `python -m bot.cli index sources --json`
+    Then source "gadgets" is "unresolved" by clause "missing"
+    And source "widgets" is "admitted" by clause "local"
+    When I run `python -m bot.cli ask "what do gadgets do when they are ready" --retrieval-only --json`
+    Then a passage comes from "gadgets"
+
   Scenario: A repository with nothing committed yet is rejected as empty, and the build succeeds
     Given an empty git repository "fresh" in the estate
     When I run `python -m bot.cli index build`

@@ -89,6 +89,24 @@ def configuration_lists_too_long(world: World) -> None:
     configuration_also_lists(world, TOO_LONG)
 
 
+@given(
+    parsers.parse(
+        'a linked worktree "{name}" in the estate, on a branch of its own holding "{path}":'
+    )
+)
+def linked_worktree(world: World, name: str, path: str, docstring: str) -> None:
+    # Its main repository is outside the estate, and holds nothing of the worktree's branch.
+    main = world.root / "main" / name
+    make_repo(main, {"README.md": f"# {name}\n\nThe main branch.\n"})
+    git(main, "worktree", "add", "-q", "-b", "feature", str(world.estate / name))
+    commit(world.estate / name, {path: docstring + "\n"})
+
+
+@given(parsers.parse('the main repository of "{name}" is moved away'))
+def main_repository_moved(world: World, name: str) -> None:
+    (world.root / "main" / name).rename(world.root / "main" / f"{name}-moved")
+
+
 @given(parsers.parse('"{name}" gets a new commit holding "{path}":'))
 def new_commit(world: World, name: str, path: str, docstring: str) -> None:
     commit(world.estate / name, {path: docstring + "\n"})

@@ -678,3 +678,67 @@ def test_a_branch_held_only_in_packed_refs_is_not_empty(tmp_path):
         "alpha": ("admitted", "local"),
         "fresh": ("rejected", "empty"),
     }
+
+
+def _linked_worktree(tmp_path: Path) -> tuple[Path, Path]:
+    """A main repository outside the estate, and its linked worktree ``alpha`` inside it.
+
+    The worktree is on a branch of its own, a commit ahead of the main repository's.
+    """
+    main = tmp_path / "main" / "alpha"
+    make_repo(main, {"README.md": "# Main\n\nThe main branch says nothing of sprockets.\n"})
+    alpha = tmp_path / "estate" / "alpha"
+    alpha.parent.mkdir(parents=True)
+    git(main, "worktree", "add", "-q", "-b", "feature", str(alpha))
+    commit(alpha, {"README.md": README})
+    return main, alpha
+
+
+async def test_a_linked_worktree_is_indexed_at_its_own_branch_from_what_it_shares(tmp_path):
+    # Its objects and its branch are in the main repository's git directory, named by the
+    # commondir file of its own; its HEAD alone is in its own.
+    main, alpha = _linked_worktree(tmp_path)
+    git(main, "gc", "-q")  # every object packed, every ref in packed-refs
+    assert (alpha / ".git").is_file()
+    assert not (main / ".git" / "refs" / "heads" / "feature").exists()
+    async with await Engine.open(_config(tmp_path, "estate")) as engine:
+        report = await engine.refresh()
+        top = (await engine.retrieve("what turns sprockets into gears?")).results[0]
+    assert [(o.name, o.status) for o in report.outcomes] == [("alpha", "indexed")]
+    head = git(alpha, "rev-parse", "HEAD")
+    assert (top.repo, top.path, top.commit) == ("alpha", "README.md", head)
+
+
+def test_a_linked_worktree_with_no_commit_on_its_branch_is_empty(tmp_path):
+    _, alpha = _linked_worktree(tmp_path)
+    git(alpha, "checkout", "-q", "--orphan", "fresh")  # the main repository has commits
+    [candidate] = discover_local([alpha], ())
+    assert (candidate.verdict.value, candidate.clause) == ("rejected", "empty")
+
+
+def _main_moved(main: Path, alpha: Path) -> str:
+    main.rename(main.parent / "moved")
+    return (
+        f"is a linked worktree whose main repository is no longer at {main} (moved or deleted), "
+        f"so git cannot open it: run 'git worktree repair {alpha}' in the main repository where "
+        "it is now"
+    )
+
+
+def _entry_pruned(main: Path, alpha: Path) -> str:
+    entry = main / ".git" / "worktrees" / "alpha"
+    shutil.rmtree(entry)
+    return (
+        f"is a linked worktree that its main repository {main} no longer lists ({entry} is "
+        "gone, as 'git worktree prune' leaves it), so git cannot open it: move it aside and add "
+        "it again with 'git worktree add' in the main repository"
+    )
+
+
+@pytest.mark.parametrize("lose", [_main_moved, _entry_pruned], ids=["main-moved", "pruned"])
+async def test_a_linked_worktree_its_main_repository_lost_says_how_to_mend_it(tmp_path, lose):
+    # git calls it no repository at all: it was admitted, then failed saying only that.
+    main, alpha = _linked_worktree(tmp_path)
+    problem: list[str] = []
+    stored = await _alpha_after(tmp_path, alpha, lambda: problem.append(lose(main, alpha)))
+    assert stored == _cannot_tell(alpha, problem[0])

@@ -255,3 +255,35 @@ def test_a_directory_part_of_which_may_not_be_read_is_said_so_not_read_without_i
         f"{tmp_path} cannot be read (Permission denied: {part}): let the user phpbotscout runs "
         "as read it"
     )
+
+
+def test_a_linked_worktree_whose_main_repository_moved_says_how_to_mend_it(tmp_path):
+    # Its .git file names a git directory that went with the main repository.
+    make_repo(tmp_path / "main", {"README.md": "# Alpha\n"})
+    linked = tmp_path / "linked"
+    git(tmp_path / "main", "worktree", "add", "-q", str(linked))
+    (tmp_path / "main").rename(tmp_path / "moved")
+    assert _read_all(linked) == (
+        f"{linked} is a linked worktree whose main repository is no longer at {tmp_path / 'main'} "
+        f"(moved or deleted), so git cannot open it: run 'git worktree repair {linked}' in the "
+        "main repository where it is now"
+    )
+
+
+@pytest.mark.parametrize(
+    ("shared", "named"),
+    [("config", "config"), ("objects", "objects"), ("refs", "refs/heads/feature")],
+    ids=["config", "objects", "refs"],
+)
+def test_a_linked_worktree_whose_shared_files_may_not_be_read_is_said_so(tmp_path, shared, named):
+    # Its configuration, objects and branches are its main repository's, named by commondir.
+    make_repo(tmp_path / "main", {"README.md": "# Alpha\n"})
+    linked = tmp_path / "linked"
+    git(tmp_path / "main", "worktree", "add", "-q", "-b", "feature", str(linked))
+    git_dir = tmp_path / "main" / ".git"
+    with may_not_read(git_dir / shared):
+        said = _read_all(linked)
+    assert said == (
+        f"{linked} cannot be read (Permission denied: {git_dir / named}): let the user "
+        "phpbotscout runs as read it"
+    )
