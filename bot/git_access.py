@@ -46,12 +46,21 @@ def denied_in_object_store(objects: Path, sha: str) -> PermissionError | None:
     return _first_denied(p for p in held if p.suffix in (".pack", ".idx"))
 
 
+# The repair of every path the user phpbotscout runs as may not read, in the same words.
+LET_READ = "let the user phpbotscout runs as read it"
+
+
+def unreadable(reason: str, repair: str = LET_READ) -> str:
+    """What is said of a path this user may not read, after its name: what failed, what to do.
+
+    ``reason`` is what the system said, naming the file where it is not the path itself.
+    """
+    return f"cannot be read ({reason}): {repair}"
+
+
 def cannot_be_read(repo_path: Path, denied: PermissionError) -> str:
     """What to tell the operator of a repository with a file this user may not read."""
-    return (
-        f"{repo_path} cannot be read ({denied.strerror}: {denied.filename}): let the user "
-        "phpbotscout runs as read it"
-    )
+    return f"{repo_path} {unreadable(f'{denied.strerror}: {denied.filename}')}"
 
 
 def _first_denied(paths: Iterable[Path]) -> PermissionError | None:

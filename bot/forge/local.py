@@ -14,6 +14,7 @@ from pathlib import Path
 from bot.errors import SourceError
 from bot.forge.candidates import Candidate, Verdict
 from bot.forge.predicate import same_path
+from bot.git_access import LET_READ, unreadable
 from bot.snapshot import head_branch_is_unborn
 
 EMBEDDED_NAME = "phpbotscout"
@@ -146,13 +147,8 @@ def _reach(path: Path) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]]:
     except OSError as exc:
         # Permission denied, a name too long, a disk failing: nothing is known of what the
         # path holds, so it is unresolved like a missing one and what it held keeps answering.
-        return [], [
-            (
-                path,
-                f"cannot be read ({_reason(path, exc)}): correct the path in sources.local or "
-                "let the user phpbotscout runs as read it",
-            )
-        ]
+        repair = f"correct the path in sources.local or {LET_READ}"
+        return [], [(path, unreadable(_reason(path, exc), repair))]
 
 
 def changed_since_discovery(path: Path) -> str | None:
@@ -174,7 +170,7 @@ def changed_since_discovery(path: Path) -> str | None:
             return None
     except OSError as exc:
         what = f"cannot be read any more ({_reason(path, exc)})"
-        todo = "let the user phpbotscout runs as read it, or take it out of sources.local"
+        todo = f"{LET_READ}, or take it out of sources.local"
     return (
         f"{path} {what}: it changed after discovery admitted it, so nothing of it was read "
         f"this run and its last index keeps answering. To refresh it, {todo}"
@@ -213,7 +209,7 @@ def _look_in(path: Path) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]
 def _unreadable_entry(directory: Path, entry: Path, exc: OSError) -> str:
     return (
         f"cannot be read ({_reason(entry, exc)}), so whether it is a repository is not known: "
-        f"let the user phpbotscout runs as read it, or add {entry.name!r} to sources.exclude. "
+        f"{LET_READ}, or add {entry.name!r} to sources.exclude. "
         f"The other repositories in {directory} are read as usual"
     )
 
@@ -254,8 +250,7 @@ def _admitted(name: str, path: Path, others: Sequence[Path], *, embedded: bool) 
     try:
         empty = is_repository(path) and head_branch_is_unborn(path)
     except OSError as exc:  # listed a moment ago, unreadable now
-        problem = f"cannot be read ({_reason(path, exc)}): let the user phpbotscout runs as read it"
-        return _cannot_tell(name, path, problem)
+        return _cannot_tell(name, path, unreadable(_reason(path, exc)))
     except SourceError as exc:  # a repository git cannot open
         return _cannot_tell(name, path, str(exc).removeprefix(f"{path} "))
     if empty:
