@@ -14,6 +14,8 @@
   or a few rather than one request per source.
 * **Fetch, then index**: up to two repositories are fetched at once, in threads; each fetched
   source is then indexed and written on its own, one at a time, in its own transaction. A
+  clone found damaged as it is read is cloned again within the same two: a transfer like any
+  other, it waits for a fetch to finish rather than make a third at once. A
   source whose branch head and release commit are what is already indexed is not fetched and
   its tree is not read.
 * **A release that cannot be looked up** holds the source's code exactly as it is indexed
@@ -108,6 +110,8 @@ class GitLabSources:
         # Known sources the group now lists spelt in other letter case: old name -> new name.
         self.respelled: dict[str, str] = {}
         self._threads: set[asyncio.Future[Any]] = set()
+        # The transfers from the forge this run makes at once: fetches, and clones made again.
+        self._fetch_slots = asyncio.Semaphore(FETCH_CONCURRENCY)
 
     async def __aenter__(self) -> GitLabSources:
         if self._given_forge is None:
@@ -368,12 +372,11 @@ class GitLabSources:
             and (due is None or fc.candidate.name in due)
         ]
         releases = await self.forge.latest_releases(self.group, [fc.project for fc in chosen])
-        gate = asyncio.Semaphore(FETCH_CONCURRENCY)
         outcomes: list[_Outcome] = []
 
         async def fetch(fc: ForgeCandidate) -> _Fetched | _Outcome:
             release = releases.get(fc.project.id, Unknown("no release lookup was made"))
-            async with gate:
+            async with self._fetch_slots:
                 return await self._fetch(fc, release, force=force)
 
         tasks = [asyncio.create_task(fetch(fc)) for fc in chosen]
@@ -530,16 +533,16 @@ class GitLabSources:
         log.warning("%s; cloning %s again", damage.found, name)
         try:
             url = self.access.url_for(project)
-            return await self._in_thread(
-                partial(
-                    self.clones.clone_again,
-                    name,
-                    url,
-                    project.branch,
-                    fetched.release_tag,
-                    "it was damaged",
-                )
+            clone_again = partial(
+                self.clones.clone_again,
+                name,
+                url,
+                project.branch,
+                fetched.release_tag,
+                "it was damaged",
             )
+            async with self._fetch_slots:
+                return await self._in_thread(clone_again)
         except RateLimited:
             raise
         except SourceError as failed:

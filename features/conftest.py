@@ -132,7 +132,7 @@ def index_built(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
 
 
-class _ChangedAsItStarts(QuietProgress):
+class ChangedAsItStarts(QuietProgress):
     """Runs ``change`` as the refresh of source ``name`` starts: once discovery has admitted it
     (and a GitLab source's fetch has brought its clone up to date), before anything is read."""
 
@@ -154,7 +154,7 @@ def build_changing(world: World, name: str, change: Callable[[], None]) -> None:
     async def build() -> str:
         config = config_module.load(None, os.environ, world.root)
         async with await Engine.open(config) as engine:
-            report = await engine.refresh(progress=_ChangedAsItStarts(name, change))
+            report = await engine.refresh(progress=ChangedAsItStarts(name, change))
         return render.json_text(render.refresh_json(report))
 
     world.stdout = asyncio.run(build())

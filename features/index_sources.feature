@@ -261,6 +261,17 @@ Feature: Explaining which repositories are indexed
     When I run `python -m bot.cli ask "a new page" --retrieval-only --json`
     Then passage 1 is "News" from "docs/news.md"
 
+  Scenario: A damaged clone is cloned again within the two transfers from GitLab a build makes at once
+    Given the index has been built
+    And "acme/handbook" has a new commit
+    And "acme/go/config" has a new commit
+    And "acme/infra" has a new commit
+    When the index is built with the other fetches held open, and the new page in the clone of "acme/handbook" is corrupted once it is fetched
+    Then source "acme/handbook" was "indexed"
+    And source "acme/infra" was "indexed"
+    And the clone of "acme/handbook" was made again
+    And no more than two transfers from GitLab were under way at once
+
   Scenario: A damaged clone GitLab will not clone again fails saying both, and keeps the clone and its index
     Given the index has been built
     And "acme/handbook" has a new commit

@@ -1,3 +1,4 @@
+import asyncio
 import json
 import os
 import re
@@ -16,9 +17,12 @@ from urllib.parse import quote
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
+from bot import config as config_module
+from bot import render
 from bot.cli import main
+from bot.engine import Engine
 from bot.forge.gitlab import FEED_LIMIT
-from features.conftest import World, build_changing, cli_arguments
+from features.conftest import ChangedAsItStarts, World, build_changing, cli_arguments
 from tests.fakes.estate import (
     another_process_holding,
     push,
@@ -29,6 +33,7 @@ from tests.fakes.estate import (
 )
 from tests.fakes.gitlab import FakeGitLab, Rule
 from tests.fakes.ssh import HOST_KEY_UNKNOWN, KEY_REFUSED, refusing_ssh
+from tests.fetch_slots import Transfers, refresh_beside_two
 from tests.gitrepo import corrupt_packed_object, git, make_repo
 from tests.pipes import exited, start_cli
 from tests.processes import Process, descendants
@@ -285,6 +290,44 @@ def _build_corrupting(world: World, forge: FakeGitLab, path: str, *, refused: bo
             forge.rules.append(Rule(r"\.git/", status=403))
 
     build_changing(world, path, corrupt)
+
+
+@pytest.fixture
+def transfers(monkeypatch: pytest.MonkeyPatch) -> Transfers:
+    """The fetches and clones made again of a build, every fetch but acme/handbook's held."""
+    return Transfers(monkeypatch, "acme/handbook")
+
+
+@when(
+    parsers.parse(
+        "the index is built with the other fetches held open, and the new page in the clone "
+        'of "{path}" is corrupted once it is fetched'
+    )
+)
+def built_beside_held_fetches(
+    world: World, forge: FakeGitLab, transfers: Transfers, path: str
+) -> None:
+    clone = _clone(world, path)
+    blob = git(forge.repo_dir(path), "rev-parse", "HEAD:docs/news.md")
+    corrupting = ChangedAsItStarts(path, lambda: corrupt_packed_object(clone, blob))
+
+    async def build() -> str:
+        config = config_module.load(None, os.environ, world.root)
+        async with await Engine.open(config) as engine:
+            report = await refresh_beside_two(engine, transfers, corrupting)
+        return render.json_text(render.refresh_json(report))
+
+    world.stdout = asyncio.run(build())
+
+
+@then(parsers.parse('the clone of "{path}" was made again'))
+def clone_made_again(transfers: Transfers, path: str) -> None:
+    assert transfers.name == path and transfers.cloning_again.is_set()
+
+
+@then("no more than two transfers from GitLab were under way at once")
+def two_transfers_at_most(transfers: Transfers) -> None:
+    assert transfers.most == 2  # both held fetches were under way, and nothing beside them
 
 
 @given("a file stands where the clones directory should be")

@@ -30,6 +30,7 @@ from tests.fakes.estate import (
     upstream,
 )
 from tests.fakes.gitlab import FakeGitLab, Recorder, Rule
+from tests.fetch_slots import Transfers, refresh_beside_two
 from tests.gitrepo import commit, corrupt_packed_object, git, make_repo
 from tests.integration.conftest import TOKEN
 from tests.processes import descendants
@@ -570,6 +571,31 @@ async def test_a_clone_damaged_again_once_cloned_again_fails_and_is_not_cloned_a
         )
         assert len(calls) == 1
         assert await _guide_commit(engine) == before
+
+
+async def test_a_clone_cloned_again_waits_for_a_fetch_to_finish_not_making_a_third(
+    tmp_path, fake, monkeypatch
+):
+    # Cloning again is a transfer from the forge like a fetch, under the run's same limit.
+    _one(fake)
+    others = ("acme/x-one", "acme/x-two")  # listed after acme/widgets, so fetched after it
+    for other in others:
+        upstream(fake, other, {"README.md": f"# {other}\n"})
+        fake.feed.append(other)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await _with_marker(tmp_path, engine)
+        for other in others:
+            push(fake, other, {"README.md": f"# {other}\n\nMoved on.\n"})
+        _, _, corrupting = _corrupted_once_fetched(fake, _clone(tmp_path, "acme/widgets"))
+        transfers = Transfers(monkeypatch, "acme/widgets")
+        report = await refresh_beside_two(engine, transfers, corrupting)
+    assert transfers.cloning_again.is_set()
+    assert sorted((o.name, o.status) for o in report.outcomes) == [
+        ("acme/widgets", "indexed"),
+        ("acme/x-one", "indexed"),
+        ("acme/x-two", "indexed"),
+    ]
+    assert transfers.most == 2
 
 
 async def test_a_failed_listing_changes_nothing(tmp_path, fake):
