@@ -45,11 +45,11 @@ Feature: The embedded default corpus
     Then the exit code is 0
     And passage 1 is "The index file: one SQLite database holding everything" from "docs/reference/indexing.md"
 
-  Scenario: Asked about a failed refresh, it answers from the section that says nothing changes
+  Scenario: Asked about a failed refresh, it answers from the section that says the last index is kept
     Given no configuration file
     When I run `python -m bot.cli ask "what happens if a refresh fails halfway?" --retrieval-only --json`
     Then the exit code is 0
-    And passage 1 is "A failed or interrupted refresh changes nothing" from "docs/reference/indexing.md"
+    And passage 1 is "A failed or interrupted refresh keeps the last index" from "docs/reference/indexing.md"
 
   Scenario: Asked about another forge, it answers from the limit that says how to add one
     Given no configuration file
