@@ -88,31 +88,28 @@ class ReadBesideTwo(QuietProgress):
         self.progress.source_finished(outcome)
 
 
-def _waits_for_a_slot() -> bool:
-    """Whether a task of the run waits to acquire an asyncio semaphore (or lock)."""
-    for task in asyncio.all_tasks():
-        awaited: Any = task.get_coro()
-        while awaited is not None:
-            code = getattr(awaited, "cr_code", None)
-            if code is not None and code.co_name == "acquire" and "asyncio" in code.co_filename:
-                return True
-            awaited = getattr(awaited, "cr_await", None)
-    return False
-
-
 async def refresh_beside_two(
     engine: Engine, transfers: Transfers, progress: Progress
 ) -> RefreshReport:
-    """Refresh, letting the held fetches go once the clone made again starts or waits."""
+    """Refresh, letting the held fetches go once the clone made again waits for a slot.
+
+    One that does not wait lets them go itself as it starts, a third transfer at once.
+    """
     refresh = asyncio.ensure_future(engine.refresh(progress=ReadBesideTwo(transfers, progress)))
-    try:
-        # Until the source is read, the fetch of one of the others waits its turn.
-        while not refresh.done() and not transfers.reading.is_set():
-            await asyncio.sleep(0)
-        while not refresh.done() and not transfers.cloning_again.is_set():
-            if _waits_for_a_slot():
-                break
-            await asyncio.sleep(0)
-    finally:
-        transfers.let_go.set()
-    return await refresh
+    waits = asyncio.Event()
+    refresh.add_done_callback(lambda _: waits.set())
+    acquire = asyncio.Semaphore.acquire
+
+    async def watched(slots: asyncio.Semaphore) -> bool:
+        # The fetches take their slots in tasks of their own: the refresh only to clone again.
+        if asyncio.current_task() is refresh and slots.locked():
+            waits.set()
+        return await acquire(slots)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(asyncio.Semaphore, "acquire", watched)
+        try:
+            await waits.wait()
+        finally:
+            transfers.let_go.set()
+        return await refresh
