@@ -54,6 +54,7 @@ from bot.forge.discovery import (
 from bot.forge.gitlab import GitLabForge
 from bot.forge.local import is_repository
 from bot.forge.predicate import Policy, named_by
+from bot.git_access import LET_READ
 from bot.git_transport import GitAccess
 from bot.index import catalog, writer
 from bot.index.catalog import SourceState
@@ -578,7 +579,7 @@ def unreadable_clone(name: str, path: Path, exc: OSError) -> SourceError:
     """
     return SourceError(
         f"the clone of {name} at {path} cannot be read any more ({exc.strerror or exc}), so "
-        f"{_KEPT}. Let the user phpbotscout runs as read it, or remove it and the next build "
+        f"{_KEPT}. {LET_READ.capitalize()}, or remove it and the next build "
         "clones it again"
     )
 
