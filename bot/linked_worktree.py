@@ -22,7 +22,9 @@ def named_git_dir(git_file: Path) -> Path | None:
         return None
     if not text.startswith("gitdir:"):
         return None
-    return git_file.parent / text.removeprefix("gitdir:").strip()  # relative to the file
+    named = Path(text.removeprefix("gitdir:").strip())
+    # Relative to the worktree, it is resolved as git resolves it, so that messages name it plainly.
+    return named if named.is_absolute() else (git_file.parent / named).resolve()
 
 
 def common_dir(git_dir: Path) -> Path:

@@ -270,6 +270,23 @@ def test_a_linked_worktree_whose_main_repository_moved_says_how_to_mend_it(tmp_p
     )
 
 
+def test_a_linked_worktree_naming_its_git_directory_relatively_names_the_main_repository(
+    tmp_path,
+):
+    # A .git file may name it relative to the worktree (git 2.48's worktree.useRelativePaths).
+    make_repo(tmp_path / "main", {"README.md": "# Alpha\n"})
+    linked = tmp_path / "linked"
+    git(tmp_path / "main", "worktree", "add", "-q", str(linked))
+    (linked / ".git").write_text("gitdir: ../main/.git/worktrees/linked\n")
+    assert git(linked, "rev-parse", "--is-inside-work-tree") == "true"
+    (tmp_path / "main").rename(tmp_path / "moved")
+    assert _read_all(linked) == (
+        f"{linked} is a linked worktree whose main repository is no longer at {tmp_path / 'main'} "
+        f"(moved or deleted), so git cannot open it: run 'git worktree repair {linked}' in the "
+        "main repository where it is now"
+    )
+
+
 @pytest.mark.parametrize(
     ("shared", "named"),
     [("config", "config"), ("objects", "objects"), ("refs", "refs/heads/feature")],
