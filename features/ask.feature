@@ -119,6 +119,20 @@ Feature: Asking a question
     And the outcome is "answered"
     And the answer cites 2 passages
 
+  Scenario: A range written between two numbers in parentheses cites every passage in it
+    Given a git repository "widgets" holding "docs/cleaning.md":
+      """
+      # Cleaning widgets
+
+      Wipe widgets with a dry cloth once they are installed and tuned.
+      """
+    And the index has been built
+    And the model answers "Run `widgetctl install` before cleaning (1)–(3)." citing passage 1
+    When I run `python -m bot.cli ask "How do I install and tune widgets?" --json`
+    Then the exit code is 0
+    And the outcome is "answered"
+    And the answer cites 3 passages
+
   Scenario: A passage pointed to as a footnote must be one of the passages supplied
     Given the model answers "Set `frobnication.depth` to seven [^99]." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

@@ -24,12 +24,17 @@ number is the object of the word before it, a verb such as repeat or a prepositi
 or in ("(1) install it, (2) tune it; if that fails, repeat (2)."; "... Restart it afterwards
 (1)." is a marker), unless that word says a source holds it ("... is described in (2)." and
 "... is listed in (2)." are markers; "... described in step (2)." a step). A number joined to
-the next by "and", "or" or "to" labels nothing of its own: it is one of a list, read as the
-list's last number is, by the word before the list ("... if that fails, repeat (1) and (2)."
-refers to two steps again, "... grey (1) and (2)." cites both passages whatever steps were
-labelled). A numbered list's own numbers make nothing prose: "1. Build the image (1)." cites
-passage 1. Where it is unclear, a number is read as a marker, as it is checked then. And either
-counts only when every number in it names a passage supplied; any other is a value.
+the next by "and", "or", "to", "through" or a dash labels nothing of its own: it is one of a
+list, read as the list's last number is, by the word before the list ("... if that fails,
+repeat (1) and (2)." refers to two steps again, "... grey (1) and (2)." cites both passages
+whatever steps were labelled). A numbered list's own numbers make nothing prose: "1. Build the
+image (1)." cites passage 1. Where it is unclear, a number is read as a marker, as it is checked
+then. And either counts only when every number in it names a passage supplied; any other is a
+value.
+
+A range may be written between two markers of one form too, a dash, "to" or "through" between
+them: ``[1]-[3]``, ``(1)–(3)``, "(1) to (3)". Where both are read as markers and every passage
+in the range was supplied, it stands for what ``[1-3]`` does; otherwise each end is read alone.
 """
 
 from __future__ import annotations
@@ -95,7 +100,7 @@ _STEP_NOUN = (
 )
 _STEP_WORD = rf"(?:{_STEP_NOUN}|eq|fig|no)"
 _STEPS_WORD = f"(?:{'|'.join(re.sub('y$', 'ie', noun) + 's' for noun in _STEP_NOUN.split('|'))})"
-_STEP_JOIN = r"\s*+(?:,\s*+(?:and|or)\b|,|\band\b|\bor\b|\bto\b|&)\s*+"
+_STEP_JOIN = rf"\s*+(?:,\s*+(?:and|or)\b|,|\band\b|\bor\b|\bto\b|\bthrough\b|&|{_DASHES})\s*+"
 _STEP_LISTED = rf"\([\d,\s\u2010-\u2015\u2212-]*\)(?:{_STEP_JOIN})?\s*+"
 # A plural one ("cases", "options") names steps only when two or more numbers follow it, "steps
 # (1), (2) and (3)": "This works in most cases (2)." points to passage 2. So after a plural
@@ -105,8 +110,8 @@ _STEP_NAMED = re.compile(
     rf"|{_STEPS_WORD}\s*+(?P<listed>(?:{_STEP_LISTED})*))$",
     re.I,
 )
-# A number joined to the next one, "(1) and (2)", "(1) or (2)", "(1) to (3)": up to where the
-# next one's "(" stands.
+# A number joined to the next one, "(1) and (2)", "(1) or (2)", "(1) to (3)", "(1)–(3)": up to
+# where the next one's "(" stands.
 _JOINED = re.compile(rf"{_STEP_JOIN}(?=\(\s*+\d)")
 # A singular word after a determiner, within the two words before it, names a thing of the
 # answer's rather than a numbered step: "the `--force` option (2).", "the configuration
@@ -154,6 +159,9 @@ _SAYS_A_SOURCE_HOLDS = re.compile(
     re.I,
 )
 _RANGE_WORD = re.compile(r"\b(?:to|through)\b", re.I)
+# What stands between two markers that give a range's ends, "(1)–(3)", "[1] to [3]".
+_RANGE_BETWEEN = re.compile(rf"[ \t]*+(?:{_DASHES}|to\b|through\b)[ \t]*+", re.I)
+_FORMS = ("bracket", "worded", "superscript", "parenthesised")
 _JOIN_WORD = re.compile(r"\b(?:and|or)\b|&", re.I)
 
 
@@ -264,6 +272,32 @@ def _marker_numbers(m: re.Match[str], supplied: int | None) -> list[int]:
     return _listed(m["bracket"])
 
 
+def _spanned(
+    prose: str,
+    start: tuple[re.Match[str], list[int]],
+    end: tuple[re.Match[str], list[int]],
+    supplied: int | None,
+) -> list[int] | None:
+    """Every passage number from ``start``'s to ``end``'s, where a range joins the two markers.
+
+    "(1)–(3)", "[1] to [3]" and "passage 1 to passage 3" stand for what "(1-3)", "[1-3]" and
+    "passages 1 to 3" do: two markers of one form, a number each, with a dash, "to" or "through"
+    between them and nothing else. Read as the one-marker form is, the range counts only where
+    every number in it names a passage supplied; ``None`` where there is no such range.
+    """
+    (first, first_numbers), (last, last_numbers) = start, end
+    if len(first_numbers) != 1 or len(last_numbers) != 1 or _form(first) != _form(last):
+        return None
+    if _RANGE_BETWEEN.fullmatch(prose, first.end(), last.start()) is None:
+        return None
+    numbers = _listed(f"{first_numbers[0]}-{last_numbers[0]}")
+    return numbers if _supplied(numbers, supplied) else None
+
+
+def _form(m: re.Match[str]) -> str | None:
+    return next((form for form in _FORMS if m[form] is not None), None)
+
+
 def _supplied(numbers: Iterable[int], supplied: int | None) -> bool:
     return supplied is None or all(1 <= n <= supplied for n in numbers)
 
@@ -282,7 +316,7 @@ def passage_numbers(prose: str, supplied: int | None) -> list[int]:
     breaks = [b.start() for b in _CLAUSE_BREAK.finditer(prose)]
     labelled: set[int] = set()  # the numbers steps were labelled with so far
     label_end = 0  # where the last label ends
-    found: list[int] = []
+    cited: list[tuple[re.Match[str], list[int]]] = []  # each marker read, with its numbers
     for m, closes, first in _placed(prose):
         parenthesised = m["parenthesised"] is not None
         if parenthesised and not closes:  # a label, "(1) install it"
@@ -302,5 +336,9 @@ def passage_numbers(prose: str, supplied: int | None) -> list[int]:
             next_break = bisect_left(breaks, label_end)
             if next_break < len(breaks) and breaks[next_break] < m.start():
                 continue  # a step of the answer's own, referred to again
-        found.extend(numbers)
-    return list(dict.fromkeys(found))
+        spanned = _spanned(prose, cited[-1], (m, numbers), supplied) if cited else None
+        if spanned is not None:  # "(1)–(3)": the two ends stand for the range together
+            cited[-1] = (m, spanned)
+        else:
+            cited.append((m, numbers))
+    return list(dict.fromkeys(n for _, numbers in cited for n in numbers))

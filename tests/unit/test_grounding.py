@@ -206,6 +206,56 @@ def test_a_range_of_passages_in_the_text_counts_every_passage_in_it():
     assert markers("[1-999999]") == [1, 999999]
 
 
+def test_a_range_written_between_two_markers_counts_every_passage_in_it():
+    # "(1)–(3)" read as the label (1) and passage 3; "(1) to (3)" and "[1]-[3]" as their ends.
+    for text in (
+        "Widgets are grey (1)–(3).",
+        "Widgets are grey (1) - (3).",
+        "Widgets are grey (1) — (3).",
+        "Widgets are grey (1) to (3).",
+        "Widgets are grey (1) through (3).",
+        "Widgets are grey [1]-[3].",
+        "Widgets are grey [1] to [3].",
+        "Widgets are grey[^1]–[^3].",
+        "Widgets are grey¹–³.",
+        "Widgets are grey, as passage 1 to passage 3 say.",
+    ):
+        assert markers(text, 3) == [1, 2, 3], text
+    # The passage in the range's middle is cited: a name taken from it is checked against it.
+    ranged = answer("Run `widgetctl install` (1)–(3).", [1])
+    assert judge(ranged, PASSAGES) is None
+    assert cited_numbers(ranged, 3) == (1, 2, 3)
+    # Markers of two forms, or a list at either end, make no range.
+    assert markers("Widgets are grey [1]–(3).", 3) == [1, 3]
+    assert markers("Widgets are grey [1, 2]-[3].", 3) == [1, 2, 3]
+
+
+def test_a_range_between_two_markers_counts_only_passages_supplied():
+    # A range reaching past the passages supplied is no range: each end is read as it was.
+    assert markers("Widgets are grey (1) to (99).", 3) == [1]
+    assert markers("Widgets are grey (1)–(4).", 3) == [1]
+    assert markers("Widgets are grey [1]-[4].", 3) == [1, 4]
+    outside = judge(answer("Set `frobnication.depth` [1]-[9].", [1]), PASSAGES)
+    assert outside is not None and "cited passage 9, but" in outside.reason
+    # Reversed, it is read as "(3-1)" is, and held to the passages supplied as that is.
+    assert markers("Widgets are grey (3) to (1).", 3) == markers("Widgets are grey (3-1).", 3)
+    assert markers("Widgets are grey (3) to (1).", 2) == [1]
+    # However wide, it is checked at its ends and never counted through.
+    assert markers("[1]-[999999]") == [1, 999999]
+
+
+def test_steps_referred_to_again_as_a_range_between_two_numbers_are_steps():
+    for text in (
+        "(1) install it, (2) tune it, (3) restart it. Then repeat (1)–(3).",
+        "(1) install it, (2) tune it, (3) restart it. Then repeat (1) through (3).",
+        "(1) install it, (2) tune it, (3) restart it. Then repeat steps (1) to (3).",
+        "Repeat steps (1)–(3).",
+    ):
+        assert markers(text, 3) == [], text
+    # "(1)–(3) install it" labels, as "(1) to (3) install it" does.
+    assert markers("Either (1)–(3) install it.", 3) == []
+
+
 def test_a_passage_pointed_to_as_a_footnote_superscript_or_in_parentheses_is_checked():
     # A reader takes each of these for a passage's number, as [n] is.
     assert markers("Seven[^1], eight² and nine (3).") == [1, 2, 3]
