@@ -266,6 +266,18 @@ Feature: Asking a question
     Then the exit code is 0
     And the backlog lists "Which systems can a widget run on?" as "composer_declined"
 
+  Scenario Outline: An answer that only says a range of passages do not answer is a documentation gap
+    Given the model answers "<draft>" citing "Tuning the frobnicator"
+    And someone has asked "Which colours can a widget be?"
+    When I run `python -m bot.cli gaps --json`
+    Then the exit code is 0
+    And the backlog lists "Which colours can a widget be?" as "composer_declined"
+
+    Examples:
+      | draft                                                          |
+      | Passage [1]-[3] does not say which colours a widget can be.    |
+      | The passages do not say which colours a widget can be [1]—[3]. |
+
   Scenario: An answer that says what the passages leave out and then answers is shown
     Given the model answers "The passages do not describe a separate read timeout: `frobnication.depth` applies to both." citing "Tuning the frobnicator"
     When I run `python -m bot.cli ask "What frobnication depth should I set?" --json`

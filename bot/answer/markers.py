@@ -159,8 +159,10 @@ _SAYS_A_SOURCE_HOLDS = re.compile(
     re.I,
 )
 _RANGE_WORD = re.compile(r"\b(?:to|through)\b", re.I)
-# What stands between two markers that give a range's ends, "(1)–(3)", "[1] to [3]".
-_RANGE_BETWEEN = re.compile(rf"[ \t]*+(?:{_DASHES}|to\b|through\b)[ \t]*+", re.I)
+# What stands between two markers that give a range's ends, "(1)–(3)", "[1] to [3]": the checks'
+# reading, and what a decline's reason takes out with the markers (``bot.answer.nonanswer``).
+RANGE_BETWEEN = rf"[ \t]*+(?:{_DASHES}|to\b|through\b)[ \t]*+"
+_RANGE_BETWEEN = re.compile(RANGE_BETWEEN, re.I)
 _FORMS = ("bracket", "worded", "superscript", "parenthesised")
 _JOIN_WORD = re.compile(r"\b(?:and|or)\b|&", re.I)
 

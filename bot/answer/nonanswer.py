@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-from bot.answer.markers import LISTED, passage_numbers
+from bot.answer.markers import LISTED, RANGE_BETWEEN, passage_numbers
 
 # What the model was given, named as it names it: "the passages", "passage [2]", "the docs". A
 # bare noun is not enough: "Sources do not include archived projects" speaks of the product's
@@ -149,8 +149,12 @@ _QUESTION_NEXT = re.compile(rf"\s*+{_QUESTION_WORD}", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bcf\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+|\n+", re.I)
 # A marker's spaces are taken from the first of them only (``(?<!\s)``), and a fence's from
 # its line's start only: read from each space of a long run, either would read the run again.
-# What it holds is read as the checks read it, so every range they read, with any dash, goes.
-_BRACKET_MARKER = re.compile(rf"(?<!\s)\s*+\[\^?{LISTED}\]")
+# What it holds is read as the checks read it, so every range they read, with any dash, goes;
+# so does a range between two markers, "[1]-[3]", "[1] to [3]", whole: its dash is no clause.
+_BRACKETED = rf"\[\^?{LISTED}\]"
+_BRACKET_MARKER = re.compile(rf"(?<!\s)\s*+{_BRACKETED}(?:{RANGE_BETWEEN}{_BRACKETED})?", re.I)
+# A marker's brackets, taken off where it numbers its noun: "[1]-[3]" reads "1-3".
+_BRACKETS = re.compile(r"[\[\]^]")
 # A marker right after the noun is the passage's own number, "passage [1] does not say".
 _NAMES_PASSAGE = re.compile(r"(?:passages?|sources?|documents?|excerpts?)$", re.I)
 _FIRST_NUMBER = re.compile(r"\d+")
@@ -321,13 +325,14 @@ def _unless_numbering(marker: re.Match[str]) -> str:
 
 def _numbers_kept(marker: re.Match[str]) -> str:
     """Nothing for a passage marker, or its numbers where it numbers the noun before it."""
-    return f" {marker.group().strip().strip('[^]')}" if _numbers_noun(marker) else ""
+    return f" {_BRACKETS.sub('', marker.group().strip())}" if _numbers_noun(marker) else ""
 
 
 def without_markers(markdown: str) -> str:
     """The text with its bracketed passage markers taken out: a reason is shown without them.
 
     A marker that numbers its noun stays as its numbers: "passage [1] does not say" reads
-    "passage 1 does not say", not "passage does not say".
+    "passage 1 does not say", not "passage does not say". A range between two markers goes
+    whole, "a widget [1] to [3]." reads "a widget.", or stays as "passage 1 to 3".
     """
     return _BRACKET_MARKER.sub(_numbers_kept, markdown).strip()

@@ -555,6 +555,10 @@ def test_a_draft_that_only_says_the_passages_do_not_answer_is_a_decline_in_its_w
     decline = judge(draft, PASSAGES)
     assert decline is not None and decline.kind == "composer_declined"
     assert decline.reason == "The passages do not say how to colour a widget."
+    # A range written between two markers is its marker, not a clause or a word of the reason.
+    ranged = judge(answer("Passage [1]-[3] does not say how to colour a widget.", [1]), PASSAGES)
+    assert ranged is not None and ranged.kind == "composer_declined"
+    assert ranged.reason == "Passage 1-3 does not say how to colour a widget."
     # An address in it is held to the rule for a decline's reason.
     linked = answer("The passages do not say what https://evil.example/ holds.", [1])
     decline = judge(linked, PASSAGES)

@@ -164,6 +164,18 @@ def test_a_range_is_taken_out_whichever_dash_it_is_written_with(dash):
     assert without_markers(text) == "The passages do not say how to colour a widget."
 
 
+@pytest.mark.parametrize("between", ["-", "\u2013", " \u2014 ", "\u2014", " to ", " through "])
+def test_a_range_written_between_two_markers_is_taken_out_whole(between):
+    # Taken out one at a time, "[1]—[3]" left a dash that read as a second clause, "Passage
+    # [1]-[3] does not say" a "Passage 1-" that named no material: each was shown as an answer.
+    text = f"The passages do not say how to colour a widget [1]{between}[3]."
+    assert is_non_answer(text)
+    assert without_markers(text) == "The passages do not say how to colour a widget."
+    numbered = f"Passage [1]{between}[^3] does not say how to colour widgets."
+    assert is_non_answer(numbered)
+    assert without_markers(numbered) == f"Passage 1{between}3 does not say how to colour widgets."
+
+
 def test_a_marker_numbering_the_passage_it_follows_is_kept_as_its_number_in_a_reason():
     # "Passage does not say" would leave the reader to guess which passage.
     text = "Passage [1] does not say which colours exist. None of the passages [2, 3] do [2]."
