@@ -221,11 +221,11 @@ def _placed(prose: str) -> Iterator[tuple[re.Match[str], bool, re.Match[str]]]:
     """Each marker in ``prose``, whether it stands as a citation does, and its list's first.
 
     Whether it stands as a citation does is ``_closes``; its list's first marker is the marker
-    itself where it is in no list. A number in parentheses joined to the next by "and", "or" or
-    "to", "(1) and (2)", labels no item of its own: it is one of a list, and stands where the
-    list's last number stands. So "repeat (1) and (2)." refers to two steps again, "grey (1) and
-    (2)." cites two passages and "(1) or (2) installs it" labels two. Each marker is read once,
-    whatever the list's length.
+    itself where it is in no list. A number in parentheses joined to the next by "and", "or",
+    "to", "through" or a dash, "(1) and (2)", "(1)–(3)", labels no item of its own: it is one of
+    a list, and stands where the list's last number stands. So "repeat (1) and (2)." refers to
+    two steps again, "grey (1) and (2)." cites two passages and "(1) or (2) installs it" labels
+    two. Each marker is read once, whatever the list's length.
     """
     joined: list[re.Match[str]] = []  # the list's numbers so far, each joined to the next
     expected = -1  # where the list's next number stands
