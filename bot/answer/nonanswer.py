@@ -155,6 +155,12 @@ _BRACKETED = rf"\[\^?{LISTED}\]"
 _BRACKET_MARKER = re.compile(rf"(?<!\s)\s*+{_BRACKETED}(?:{RANGE_BETWEEN}{_BRACKETED})?", re.I)
 # A marker's brackets, taken off where it numbers its noun: "[1]-[3]" reads "1-3".
 _BRACKETS = re.compile(r"[\[\]^]")
+# What joins two numbers in parentheses into a range where the second closes the sentence,
+# "(1) – (3).", as the checks read it: a marker, its dash no second clause. It is read from a
+# ")" only, so a run of spaces is read once.
+_PARENTHESISED_RANGE = re.compile(
+    rf"(?<=\d\)){RANGE_BETWEEN}(?=\(\d{{1,6}}\)(?:[.!?]|$))", re.I | re.M
+)
 # A marker right after the noun is the passage's own number, "passage [1] does not say".
 _NAMES_PASSAGE = re.compile(r"(?:passages?|sources?|documents?|excerpts?)$", re.I)
 _FIRST_NUMBER = re.compile(r"\d+")
@@ -201,7 +207,9 @@ def is_non_answer(markdown: str) -> bool:
     if any(_cites_a_statement(aside, outside) for aside in _ASIDE.finditer(markdown)):
         return False
     prose = _ASIDE.sub(_unless_restating, markdown)
-    sentences = _sentences(_BRACKET_MARKER.sub(_unless_numbering, prose))
+    sentences = _sentences(
+        _PARENTHESISED_RANGE.sub(" ", _BRACKET_MARKER.sub(_unless_numbering, prose))
+    )
     for i, sentence in enumerate(sentences):
         said = _OPENING.sub("", sentence, count=1)  # always matches at the start, if empty
         lack = _LACK.match(said)

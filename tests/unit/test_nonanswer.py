@@ -176,6 +176,14 @@ def test_a_range_written_between_two_markers_is_taken_out_whole(between):
     assert without_markers(numbered) == f"Passage 1{between}3 does not say how to colour widgets."
 
 
+@pytest.mark.parametrize("between", [" - ", " \u2013 ", "\u2014", " \u2014 "])
+def test_a_range_written_between_two_numbers_in_parentheses_is_no_second_clause(between):
+    # The checks read "(1) – (3)." closing a sentence as passages 1 to 3: its dash opens nothing.
+    assert is_non_answer(f"The passages do not say how to colour a widget (1){between}(3).")
+    # Where the second number goes on to words of its own, the dash opens a clause as before.
+    assert not is_non_answer(f"The passages do not give a default (1){between}(2) sets it to 3.")
+
+
 def test_a_marker_numbering_the_passage_it_follows_is_kept_as_its_number_in_a_reason():
     # "Passage does not say" would leave the reader to guess which passage.
     text = "Passage [1] does not say which colours exist. None of the passages [2, 3] do [2]."
