@@ -445,6 +445,24 @@ def test_a_foreign_type_right_above_a_safe_fn_is_chunked_with_it():
     ]
 
 
+def test_a_pub_type_alias_after_a_broken_up_extern_block_keeps_its_pub():
+    # The grammar may make one error of the block and what follows it: a ``pub type`` past
+    # the block's closing brace is an alias of the module's own, not a foreign type.
+    source = b'unsafe extern "C" {\n    pub type Db;\n    pub safe fn open() -> *mut Db;\n'
+    source += b"    pub type Other;\n    pub safe static X: u8;\n}\n/// Alias.\n"
+    source += b"pub type Alias = u32;\npub fn f() {}\n"
+    chunks = chunk_code("src/lib.rs", source)
+    assert_honest(source, chunks)
+    assert spans(chunks) == [
+        ("Db", 2, 2),
+        ("open", 3, 3),
+        ("Other", 4, 4),
+        ("X", 5, 5),
+        ("Alias", 7, 8),
+        ("f", 9, 9),
+    ]
+
+
 def test_a_foreign_type_inside_a_macro_call_is_chunked_and_pub_elsewhere_is_still_an_error():
     source = b'cfg_ffi! {\n    extern "C" {\n        /// A handle.\n        pub type Handle;\n'
     source += b"    }\n}\n"

@@ -77,14 +77,15 @@ def _foreign_type_visibilities(root: Node) -> list[Node]:
     ``pub`` to an item further down, or break up the block itself, leaving an error that
     holds its ``extern "C"`` and, after it, its items. So where the visibility stands in the
     tree says little; that it stands in an extern block, among errors, before ``type``, says
-    enough.
+    enough. The error may run on past the block's closing brace: a ``pub type`` after that
+    ``}`` is the module's own alias, and keeps its ``pub``.
     """
     found = []
     pending = [(root, False)]
     while pending:
         node, in_block = pending.pop()
         for child in node.children:
-            in_block = in_block or child.type == "extern_modifier"
+            in_block = (in_block or child.type == "extern_modifier") and child.type != "}"
             if child.type in _VISIBILITIES:
                 following = _following_token(child) if in_block else None
                 if following is not None and following.type == "type":
