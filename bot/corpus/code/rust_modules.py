@@ -24,11 +24,12 @@ A file no ``mod`` names, a crate root elsewhere than ``lib.rs`` or ``main.rs``
 (``src/bin/tool.rs``), resolves its modules beside itself when nothing sits under its own
 name; a module's file never does. Declarations a macro call wraps in braces are read as the
 chunker reads that call's items (``bot.corpus.code.rust_wrappers``): tokio's ``cfg_rt! {
-pub mod runtime; }``, or each branch of a ``cfg_if!`` chain that the library compiles; the
-call's own attributes hold for each of them. So are those a ``macro_rules!`` template of the
-crate's own writes (``bot.corpus.code.rust_templates``), read once as if written where the
-macro is defined, whose attributes hold for them likewise; a module the caller names
-(``mod $name;``) is not looked for.
+pub mod runtime; }``, or each branch of a ``cfg_if!`` chain, one that only tests compile (or
+no target) hidden as a ``#[cfg(test)]`` module is; the call's own attributes hold for each of
+them. So are those a ``macro_rules!`` template of the crate's own writes
+(``bot.corpus.code.rust_templates``), read once as if written where the macro is defined,
+whose attributes hold for them likewise; a module the caller names (``mod $name;``) is not
+looked for.
 """
 
 from __future__ import annotations
