@@ -55,22 +55,21 @@ def macro_items(call: Node, lines: SourceLines) -> list[Wrapped]:
     groups = []
     earlier: list[str] = []
     for predicate, body in branches:
-        # A branch is compiled when its own cfg holds and none of those before it did.
+        # A branch is compiled when its own cfg holds and none of those before it did; the
+        # first has a cfg, so none is compiled unconditionally.
         conditions = [f"not({p})" for p in earlier] + ([predicate] if predicate else [])
         if predicate:
             earlier.append(predicate)
         items = _items_between(body, lines)
         if items is not None:
-            condition = f"all({', '.join(conditions)})" if conditions else ""
-            never = bool(condition) and for_no_target(condition)
-            groups.append(Wrapped(items, never or only_for_tests(condition), never))
+            condition = f"all({', '.join(conditions)})"
+            # ``only_for_tests`` holds for a cfg no target meets too.
+            groups.append(Wrapped(items, only_for_tests(condition), for_no_target(condition)))
     return groups
 
 
 def _items_between(tree: Node, lines: SourceLines) -> Sequence[Node] | None:
     """What a brace-delimited token tree holds, if it parses as items."""
-    if tree.child_count < 2 or tree.children[0].type != "{":
-        return None
     opening, closing = tree.children[0], tree.children[-1]
     root = parse_between("rust", lines, opening, closing, extern_item_qualifiers).root_node
     return None if root.has_error else root.children
