@@ -526,8 +526,9 @@ class GitLabSources:
         """Clone a source whose clone was found damaged once read, in place of that clone.
 
         Raises:
-            SourceError: the fresh clone failed too: what was wrong, and why it failed; the
-                damaged clone is kept as it was.
+            SourceError: the fresh clone failed too, or could not be put in the damaged one's
+                place (a full disk): what was wrong, and why it failed; the damaged clone is
+                kept as it was.
             RateLimited: the forge rate-limited git; the run stops.
         """
         name, project = fetched.fc.candidate.name, fetched.fc.project
@@ -546,7 +547,7 @@ class GitLabSources:
                 return await self._in_thread(clone_again)
         except RateLimited:
             raise
-        except SourceError as failed:
+        except (SourceError, OSError) as failed:
             log.warning("cloning %s again failed: %s", name, failed)
             raise SourceError(
                 f"{damage.found}, and cloning it again failed too ({str(failed).rstrip('.')}), "

@@ -542,6 +542,39 @@ async def test_a_damaged_clone_that_cannot_be_cloned_again_is_kept_and_so_is_its
     assert kept != _files(clone)
 
 
+async def test_a_damaged_clone_whose_new_clone_cannot_take_its_place_says_both(
+    tmp_path, fake, monkeypatch
+):
+    # A full disk as the new clone is put in place: the damage is named too, not the disk alone.
+    _one(fake)
+    async with await Engine.open(configure(tmp_path, fake, token=TOKEN)) as engine:
+        await _with_marker(tmp_path, engine)
+        before = await _guide_commit(engine)
+        clone = _clone(tmp_path, "acme/widgets")
+        head, blob, progress = _corrupted_once_fetched(fake, clone)
+        real_rename = Path.rename
+
+        def refuse_the_new_one(self: Path, target: Path) -> Path:
+            if self.name.startswith("+tmp-") and Path(target).name == clone.name:
+                raise OSError(28, "No space left on device")
+            return real_rename(self, target)
+
+        monkeypatch.setattr(Path, "rename", refuse_the_new_one)
+        report = await engine.refresh(progress=progress)
+        error = (
+            f"{_corrupt(clone, blob, head)}, and cloning it again failed too ([Errno 28] No "
+            "space left on device), so nothing of it was read this run and its last index "
+            "keeps answering. The damaged clone is kept as it was; the next build clones it "
+            "again"
+        )
+        assert [(o.name, o.status, o.error) for o in report.outcomes] == [
+            ("acme/widgets", "failed", error)
+        ]
+        assert await _guide_commit(engine) == before
+        assert (clone / ".git" / "kept-marker").exists()
+        assert sorted(p.name for p in clone.parent.iterdir()) == ["+lock", clone.name]
+
+
 async def test_a_clone_damaged_again_once_cloned_again_fails_and_is_not_cloned_a_third_time(
     tmp_path, fake, monkeypatch
 ):
