@@ -474,6 +474,18 @@ def _files(tree: Path) -> dict[str, bytes]:
     return {str(p.relative_to(tree)): p.read_bytes() for p in tree.rglob("*") if p.is_file()}
 
 
+def _no_room_for_a_new_clone(monkeypatch: pytest.MonkeyPatch, clone: Path) -> None:
+    """A full disk as a new clone is put in ``clone``'s place: every other rename goes ahead."""
+    real_rename = Path.rename
+
+    def refuse_the_new_one(self: Path, target: Path) -> Path:
+        if self.name.startswith("+tmp-") and Path(target) == clone:
+            raise OSError(28, "No space left on device")
+        return real_rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", refuse_the_new_one)
+
+
 def _unparsable_config(clone: Path) -> None:
     (clone / ".git" / "config").write_text("[core\n", encoding="utf-8")
 
@@ -552,14 +564,7 @@ async def test_a_damaged_clone_whose_new_clone_cannot_take_its_place_says_both(
         before = await _guide_commit(engine)
         clone = _clone(tmp_path, "acme/widgets")
         head, blob, progress = _corrupted_once_fetched(fake, clone)
-        real_rename = Path.rename
-
-        def refuse_the_new_one(self: Path, target: Path) -> Path:
-            if self.name.startswith("+tmp-") and Path(target).name == clone.name:
-                raise OSError(28, "No space left on device")
-            return real_rename(self, target)
-
-        monkeypatch.setattr(Path, "rename", refuse_the_new_one)
+        _no_room_for_a_new_clone(monkeypatch, clone)
         report = await engine.refresh(progress=progress)
         error = (
             f"{_corrupt(clone, blob, head)}, and cloning it again failed too ([Errno 28] No "
@@ -1217,14 +1222,7 @@ def test_a_clone_that_cannot_be_swapped_in_leaves_the_old_one_where_it_was(tmp_p
     clones.prepare()
     old = clones.clone_again("acme/widgets", url, "main", None, "a test").path
     (old / ".git" / "kept-marker").write_text("kept\n", encoding="utf-8")
-    real_rename = Path.rename
-
-    def refuse_the_new_one(self: Path, target: Path) -> Path:
-        if self.name.startswith("+tmp-") and Path(target) == old:
-            raise OSError(28, "No space left on device")
-        return real_rename(self, target)
-
-    monkeypatch.setattr(Path, "rename", refuse_the_new_one)
+    _no_room_for_a_new_clone(monkeypatch, old)
     with pytest.raises(OSError, match="No space left"):
         clones.clone_again("acme/widgets", url, "main", None, "it was damaged")
     assert (old / ".git" / "kept-marker").read_text(encoding="utf-8") == "kept\n"
