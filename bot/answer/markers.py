@@ -47,13 +47,15 @@ _DASHES = r"[-\u2010-\u2015\u2212]"
 # The words that join a range's two ends, "1-3", "1–3", "1 to 3", "1 through 3".
 _RANGE_WORDS = r"\b(?:to|through)\b"
 _RANGE_JOIN = rf"(?:{_DASHES}|{_RANGE_WORDS})"
+# The words that join one number of a list to the next, "1, 2", "1 and 2", "1, or 2", "1 & 2".
+_LIST_JOIN = r"(?:,\s*+(?:and|or)\b|,|\band\b|\bor\b|&)"
 _MARKED = rf"\d{{1,6}}(?:\s*{_DASHES}\s*\d{{1,6}})?"
 # What a bracketed marker holds, "2" or "1-3, 5": the checks' reading, and what a decline's
 # reason leaves out (``bot.answer.nonanswer``).
 LISTED = rf"{_MARKED}(?:\s*,\s*{_MARKED})*"
 # In words: "passage 2", "passages 2 and 3", "passages 1, 2 or 4", "passages 1 to 3".
 _WORD_ITEM = rf"#?\d{{1,6}}(?:\s*{_RANGE_JOIN}\s*#?\d{{1,6}})?"
-_WORD_JOIN = r"\s*(?:,\s*(?:and|or)\b|,|\band\b|\bor\b|&)\s*"
+_WORD_JOIN = rf"\s*{_LIST_JOIN}\s*"
 _SUPER_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰ to ⁹
 _SUPERSCRIPTS = str.maketrans(f"{_SUPER_DIGITS}\u207b\u02d2", "0123456789-,")  # ⁻ and ˒ too
 # Up to six digits, as in [n]: a longer run is no passage's number (nor one to convert).
@@ -103,7 +105,7 @@ _STEP_NOUN = (
 )
 _STEP_WORD = rf"(?:{_STEP_NOUN}|eq|fig|no)"
 _STEPS_WORD = f"(?:{'|'.join(re.sub('y$', 'ie', noun) + 's' for noun in _STEP_NOUN.split('|'))})"
-_STEP_JOIN = rf"\s*+(?:,\s*+(?:and|or)\b|,|\band\b|\bor\b|&|{_RANGE_JOIN})\s*+"
+_STEP_JOIN = rf"\s*+(?:{_LIST_JOIN}|{_RANGE_JOIN})\s*+"
 _STEP_LISTED = rf"\([\d,\s\u2010-\u2015\u2212-]*\)(?:{_STEP_JOIN})?\s*+"
 # A plural one ("cases", "options") names steps only when two or more numbers follow it, "steps
 # (1), (2) and (3)": "This works in most cases (2)." points to passage 2. So after a plural
