@@ -127,12 +127,12 @@ _DETERMINED = re.compile(
     r"\s++(?:[^\W\d_][\w-]*+\s++){0,2}$",
     re.I,
 )
-# Verbs that say a source holds what the answer refers to: "is described in (2)", "is listed
+# Words that say a source holds what the answer refers to: "is described in (2)", "is listed
 # in (2)". A step the answer labels is an instruction the reader carries out, not a text that
 # describes, gives or lists anything, so after any of them the number is a source's.
 _HOLDS = (
     r"(?:described|shown|explained|documented|given|stated|noted|listed|defined|outlined"
-    r"|detailed|mentioned)"
+    r"|detailed|mentioned)\s++(?:in|by)"
 )
 # Where a clause ends: a step referred to after one ("...; repeat (2).") is the answer's own.
 _CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
@@ -141,7 +141,7 @@ _CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\S)")
 # "as in (2) above", "per (2), the default is three", rather than a step the answer labels.
 _POINTS_TO = re.compile(
     r"(?<![\w-])(?:see(?:\s++also)?|cf\.?|per|according\s++to|refer(?:ring)?\s++to|as\s++in"
-    rf"|(?:as\s++)?{_HOLDS}\s++(?:in|by))\s*+(?:{_STEP_LISTED})*$",
+    rf"|(?:as\s++)?{_HOLDS})\s*+(?:{_STEP_LISTED})*$",
     re.I,
 )
 # A step referred to again is the object of the word before it, or listed after that word:
@@ -160,7 +160,7 @@ _TAKES_A_STEP = re.compile(
 # a passage even where the answer labelled a step 2 before, while "repeat (2)." or "go back to
 # (2)." take the step; "described in step (2)." is a step's all the same (``_names_step``).
 _SAYS_A_SOURCE_HOLDS = re.compile(
-    rf"(?<![\w-]){_HOLDS}\s++(?:in|by)\s*+(?:{_STEP_LISTED})*$",
+    rf"(?<![\w-]){_HOLDS}\s*+(?:{_STEP_LISTED})*$",
     re.I,
 )
 _RANGE_WORD = re.compile(_RANGE_WORDS, re.I)
