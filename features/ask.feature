@@ -274,10 +274,11 @@ Feature: Asking a question
     And the backlog lists "Which colours can a widget be?" as "composer_declined"
 
     Examples:
-      | draft                                                            |
-      | Passage [1]-[3] does not say which colours a widget can be.      |
-      | The passages do not say which colours a widget can be [1]—[3].   |
-      | The passages do not say which colours a widget can be (1) – (3). |
+      | draft                                                                            |
+      | Passage [1]-[3] does not say which colours a widget can be.                      |
+      | The passages do not say which colours a widget can be [1]—[3].                   |
+      | The passages do not say which colours a widget can be (1) – (3).                 |
+      | The passages do not say which colours a widget can be (1) – (3), or how to pick. |
 
   Scenario: An answer that says what the passages leave out and then answers is shown
     Given the model answers "The passages do not describe a separate read timeout: `frobnication.depth` applies to both." citing "Tuning the frobnicator"

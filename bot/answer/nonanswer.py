@@ -155,11 +155,11 @@ _BRACKETED = rf"\[\^?{LISTED}\]"
 _BRACKET_MARKER = re.compile(rf"(?<!\s)\s*+{_BRACKETED}(?:{RANGE_BETWEEN}{_BRACKETED})?", re.I)
 # A marker's brackets, taken off where it numbers its noun: "[1]-[3]" reads "1-3".
 _BRACKETS = re.compile(r"[\[\]^]")
-# What joins two numbers in parentheses into a range where the second closes the sentence,
-# "(1) – (3).", as the checks read it: a marker, its dash no second clause. It is read from a
-# ")" only, so a run of spaces is read once.
+# What joins two numbers in parentheses into a range where the second closes a clause, "(1) –
+# (3).", "(1) – (3);", as the checks read it: a marker, its dash no second clause. It is read
+# from a ")" only, so a run of spaces is read once.
 _PARENTHESISED_RANGE = re.compile(
-    rf"(?<=\d\)){RANGE_BETWEEN}(?=\(\d{{1,6}}\)(?:[.!?]|$))", re.I | re.M
+    rf"(?<=\d\)){RANGE_BETWEEN}(?=\(\d{{1,6}}\)[ \t]*+(?:[.,;:!?)\]\[]|$))", re.I | re.M
 )
 # A marker right after the noun is the passage's own number, "passage [1] does not say".
 _NAMES_PASSAGE = re.compile(r"(?:passages?|sources?|documents?|excerpts?)$", re.I)

@@ -184,6 +184,18 @@ def test_a_range_written_between_two_numbers_in_parentheses_is_no_second_clause(
     assert not is_non_answer(f"The passages do not give a default (1){between}(2) sets it to 3.")
 
 
+@pytest.mark.parametrize("between", [" - ", " \u2013 ", "\u2014", " \u2014 "])
+def test_a_range_between_two_numbers_in_parentheses_closing_a_clause_is_no_second_clause(between):
+    # The checks read "(1) – (3)," as passages 1 to 3 wherever punctuation follows it, as they
+    # read "[1] – [3],": its dash was read as a second clause, and the decline shown as an answer.
+    for goes_on in ("; they only cover tuning [1].", ", or how to tune it."):
+        assert is_non_answer(
+            f"The passages do not say how to colour a widget (1){between}(3){goes_on}"
+        )
+    # What follows is read as it is after "[1] – [3]": a clause of its own makes an answer.
+    assert not is_non_answer(f"The passages do not give a default (1){between}(3); it is 3 [1].")
+
+
 def test_a_marker_numbering_the_passage_it_follows_is_kept_as_its_number_in_a_reason():
     # "Passage does not say" would leave the reader to guess which passage.
     text = "Passage [1] does not say which colours exist. None of the passages [2, 3] do [2]."
