@@ -26,7 +26,9 @@ missing, with a negation or with no word but pointing ones and those the draft s
 second clause where what follows it says what is missing too, "(passage [1] mentions `depth`
 but not its default)". The rule errs towards showing: a real answer that says in passing that
 the passages leave something out is not turned into a decline, unless what it goes on to say
-reads as a list's last item, "Windows, macOS, and the tool runs only on Linux [2]."
+reads as a list's last item, "Windows, macOS, and the tool runs only on Linux [2]." A dash
+between a range's two markers, "[1]—[3]" or "(1) – (3).", opens no clause: the checks read it
+as the range of passages it gives.
 
 Every pattern here reads a sentence in time linear in its length, so no reply, however long or
 odd, holds up the event loop the check runs on.
