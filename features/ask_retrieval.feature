@@ -159,6 +159,30 @@ Feature: Asking for the passages that answer a question
     And passage 1 is "Painting a widget" from "docs/guide/painting.md"
     And passage 2 is "Painted widgets" from "docs/guide/overview.md"
 
+  Scenario: A section that explains a thing at length ranks above a line that only names it
+    Given a git repository "widgets" holding "docs/guide/retries.md":
+      """
+      # Retries
+
+      ## Backoff
+
+      A widget that slips is tried again. Each try waits longer than the one before, and the
+      retry limit caps how many tries there are: once the retry limit is reached the widget is
+      reported as stuck. The waits start at one second and double each time, up to a minute.
+      The retry limit is five by default; set the retry limit higher for widgets that take long
+      to seat, lower for widgets whose failure should be noticed at once. Tries are counted per
+      widget, so one slipping widget does not use up the retry limit of the others, and a widget
+      that seats resets its count.
+
+      ## Notes
+
+      Every retry is logged, with the retry limit beside it.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "what is the retry limit?" --retrieval-only --json`
+    Then passage 1 is "Backoff" from "docs/guide/retries.md"
+    And passage 2 is "Notes" from "docs/guide/retries.md"
+
   Scenario: A page saved with a byte-order mark keeps its title, anchor and front matter
     Given a git repository "widgets" holding "docs/guide/gears.md" saved with a byte-order mark:
       """

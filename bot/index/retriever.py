@@ -1,13 +1,13 @@
 """Retrieval behind one narrow seam: a question in, scored and citable passages out.
 
-``FtsRetriever`` ranks chunks with SQLite FTS5's BM25 in two indexes: headings (the section's
-own heading, and its heading path) and bodies (search-only identifier words, and the text).
-Each is normalised against its own kind, so a long section whose heading matches is not
-penalised for its length, and the two scores are added. Within them, a heading somebody wrote
-outweighs its ancestors, and split identifiers outweigh body text; no one column dominates
-(docs/retrieval.md, "Scoring: BM25 over headings and bodies"). FTS5's ``bm25()`` is negative
-with more negative better; scores are flipped once, here, so every caller sees
-higher-is-better.
+``FtsRetriever`` ranks chunks with BM25 in two SQLite FTS5 indexes: headings (the section's
+own heading, and its heading path) and bodies (search-only identifier words, and the text),
+each with BM25 parameters of its own (``bot.index.bm25``). Each is normalised against its own
+kind, so a long section whose heading matches is not penalised for its length, and the two
+scores are added. Within them, a heading somebody wrote outweighs its ancestors, and split
+identifiers outweigh body text; no one column dominates (docs/retrieval.md, "Scoring: BM25
+over headings and bodies"). BM25 in FTS5 is negative with more negative better; scores are
+flipped once, here, so every caller sees higher-is-better.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.corpus.urls import blob_url, local_url
+from bot.index.bm25 import FUNCTION, Bm25
 from bot.index.catalog import SERVED_CHUNKS, SERVED_SOURCES_SQL
 from bot.index.query import build_query, content_terms, identifiers, query_terms
 from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
@@ -25,11 +26,20 @@ from bot.index.store import Store
 from bot.index.writer import PATH_SEPARATOR
 
 PASSAGES = 8
+# Chosen on the question sets read for misses, then checked on the blind ones (BENCHMARKS.md).
+HEADINGS_BM25 = Bm25(k1=0.6, b=1.0)
+BODIES_BM25 = Bm25(k1=1.5, b=0.5)
 
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """BM25 column weights within each index, and the headings index's share of the sum."""
+    """BM25's column weights and parameters in each index, and the headings index's share.
+
+    Headings are short and a word seldom repeats in one, so a second occurrence adds little
+    (k1 0.6) and a long heading path is marked down in full (b 1.0). Bodies are long and vary
+    in length: a word said again is evidence (k1 1.5), and a long section, often the one that
+    answers, is marked down only half as much as FTS5's own 0.75 would (docs/retrieval.md).
+    """
 
     heading: float = 3.0
     heading_terms: float = 3.0
@@ -37,6 +47,8 @@ class Weights:
     terms: float = 5.0
     body: float = 1.0
     headings_share: float = 1.0
+    headings_bm25: Bm25 = HEADINGS_BM25
+    bodies_bm25: Bm25 = BODIES_BM25
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +103,8 @@ class Retriever(Protocol):
 
 
 _RANK_SQL = """
-SELECT {table}.rowid, bm25({table}, {weights}) FROM {table} {source_join}
-WHERE {table} MATCH ? {source_filter} ORDER BY bm25({table}, {weights}) LIMIT ?
+SELECT {table}.rowid, {function}({table}, {k1}, {b}, {weights}) FROM {table} {source_join}
+WHERE {table} MATCH ? {source_filter} ORDER BY 2 LIMIT ?
 """
 # A join, not "rowid IN (subquery)": FTS5 would run the subquery for every match.
 _SOURCE_JOIN = "JOIN chunks c ON c.id = {table}.rowid JOIN documents d ON d.id = c.document_id"
@@ -186,12 +198,15 @@ class FtsRetriever:
         heads, bodies = await asyncio.gather(
             self._rank(
                 "chunks_head_fts",
+                w.headings_bm25,
                 f"{w.heading}, {w.heading_terms}, {w.heading_path}",
                 query,
                 depth,
                 source,
             ),
-            self._rank("chunks_body_fts", f"{w.terms}, {w.body}", query, depth, source),
+            self._rank(
+                "chunks_body_fts", w.bodies_bm25, f"{w.terms}, {w.body}", query, depth, source
+            ),
         )
         scores = dict.fromkeys(heads.keys() | bodies.keys(), 0.0)
         for chunk_id, score in heads.items():
@@ -213,16 +228,19 @@ class FtsRetriever:
         return [_result(by_id[c.chunk_id], c.score) for c in chosen if c.chunk_id in by_id]
 
     async def _rank(
-        self, table: str, weights: str, query: str, depth: int, source: str | None
+        self, table: str, bm25: Bm25, weights: str, query: str, depth: int, source: str | None
     ) -> dict[int, float]:
         sql = _RANK_SQL.format(
+            function=FUNCTION,
             table=table,
+            k1=float(bm25.k1),
+            b=float(bm25.b),
             weights=weights,
             source_join=_SOURCE_JOIN.format(table=table) if source else "",
             source_filter="AND d.source = ?" if source else "",
         )
         params = (query, source, depth) if source else (query, depth)
-        return {row[0]: -float(row[1]) for row in await self._store.fetchall(sql, params)}
+        return {int(r[0]): -float(r[1]) for r in await self._store.rank(sql, params)}
 
     async def passages(self, ids: list[int]) -> dict[int, Result]:
         """The admitted chunks among ``ids`` as passages scored 0, by chunk id.

@@ -27,11 +27,13 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
+import apsw
 
 from bot.errors import StoreError
+from bot.index.ranking_readers import RankingReaders
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +80,7 @@ class Store:
         readers: list[aiosqlite.Connection],
         writer: aiosqlite.Connection,
         transactor: _Transactor,
+        ranking: RankingReaders,
     ):
         self.path = path
         self._file = _identity(path)
@@ -87,6 +90,7 @@ class Store:
             self._idle.put_nowait(reader)
         self._writer = writer
         self._transactor = transactor
+        self._ranking = ranking
         self._write_lock = asyncio.Lock()
 
     @classmethod
@@ -109,6 +113,7 @@ class Store:
         writer = await _connect(path)
         readers: list[aiosqlite.Connection] = []
         transactor: _Transactor | None = None
+        ranking: RankingReaders | None = None
         try:
             await _refuse_foreign(writer, path)  # before WAL mode rewrites its header
             await _configure(writer, path, wal=True)
@@ -118,19 +123,23 @@ class Store:
                 readers.append(await _connect(path))
                 await _configure(readers[-1], path, wal=False)
             transactor = await _Transactor.open(path)
+            ranking = await _open_ranking(path)
         except BaseException as exc:
             for conn in [writer, *readers]:
                 await conn.close()
+            if transactor is not None:
+                await transactor.close()
             if isinstance(exc, sqlite3.DatabaseError):  # damage found while checking the schema
                 raise _failed(path, exc) from None
             raise
-        return cls(path, readers, writer, transactor)
+        return cls(path, readers, writer, transactor, ranking)
 
     async def close(self) -> None:
         """Close every connection; safe to call twice."""
         for conn in [*self._readers, self._writer]:
             await conn.close()
         await self._transactor.close()
+        await self._ranking.close()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -150,6 +159,13 @@ class Store:
                 return list(await conn.execute_fetchall(sql, params))
             except sqlite3.Error as exc:
                 raise _failed(self.path, exc) from None
+
+    async def rank(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        """Run one full-text ranking query, which may call ``tuned_bm25``; every row."""
+        try:
+            return await self._ranking.fetchall(sql, params)
+        except apsw.Error as exc:
+            raise _failed(self.path, exc) from None
 
     async def fetchone(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Row | None:
         """Run one query on a reading connection and return its first row, if any."""
@@ -278,6 +294,13 @@ class _Transactor:
             self._conn = None
 
 
+async def _open_ranking(path: Path) -> RankingReaders:
+    try:
+        return await asyncio.to_thread(RankingReaders.open, path, READERS)
+    except apsw.Error as exc:
+        raise _failed(path, exc) from None
+
+
 # What every connection to the index is opened with, reader or writer.
 _EVERY_CONNECTION = ("PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON")
 
@@ -347,16 +370,20 @@ _FILE_TROUBLE = frozenset(
 )
 
 
-def _about_the_file(exc: sqlite3.Error) -> bool:
+def _about_the_file(exc: sqlite3.Error | apsw.Error) -> bool:
     """Whether ``exc`` is trouble with the index file, not with the statement that met it."""
     return _primary_code(exc) in _FILE_TROUBLE
 
 
-def _primary_code(exc: sqlite3.Error) -> int:
-    return getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_ERROR) & 0xFF
+def _primary_code(exc: sqlite3.Error | apsw.Error) -> int:
+    # sqlite3 and APSW (the ranking connections) name SQLite's result code differently.
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(code, int):
+        code = getattr(exc, "result", None)
+    return (code if isinstance(code, int) else sqlite3.SQLITE_ERROR) & 0xFF
 
 
-def _failed(path: Path, exc: sqlite3.Error) -> Exception:
+def _failed(path: Path, exc: sqlite3.Error | apsw.Error) -> Exception:
     """What an error from SQLite means to whoever ran the command, and what they can do.
 
     Every read and write of the index comes through here, so its callers need no error
