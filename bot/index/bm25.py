@@ -49,7 +49,7 @@ def score(
     """BM25 of one row, higher better: ``frequencies[i]`` is phrase i's weighted count in it."""
     norm = params.k1 * (1 - params.b + params.b * length / average_length)
     return sum(
-        weight * f * (params.k1 + 1) / (f + norm)
+        weight * (f * (params.k1 + 1) / (f + norm))  # FTS5's order: the same last bit
         for f, weight in zip(frequencies, idfs, strict=True)
         if f
     )

@@ -30,15 +30,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
-import apsw
 
 from bot.errors import StoreError
-from bot.index.ranking_readers import RankingReaders
+from bot.index.ranking_process import RankingFailed, RankingProcessEnded, RankingProcesses
 
 log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
 READERS = 3  # concurrent reads; each connection is one thread while it works
+RANKERS = 2  # concurrent full-text rankings, each a process: both halves of a search at once
 T = TypeVar("T")
 
 
@@ -80,7 +80,6 @@ class Store:
         readers: list[aiosqlite.Connection],
         writer: aiosqlite.Connection,
         transactor: _Transactor,
-        ranking: RankingReaders,
     ):
         self.path = path
         self._file = _identity(path)
@@ -90,7 +89,7 @@ class Store:
             self._idle.put_nowait(reader)
         self._writer = writer
         self._transactor = transactor
-        self._ranking = ranking
+        self._ranking = RankingProcesses(path, RANKERS, self._check_still_searchable)
         self._write_lock = asyncio.Lock()
 
     @classmethod
@@ -113,7 +112,6 @@ class Store:
         writer = await _connect(path)
         readers: list[aiosqlite.Connection] = []
         transactor: _Transactor | None = None
-        ranking: RankingReaders | None = None
         try:
             await _refuse_foreign(writer, path)  # before WAL mode rewrites its header
             await _configure(writer, path, wal=True)
@@ -123,7 +121,6 @@ class Store:
                 readers.append(await _connect(path))
                 await _configure(readers[-1], path, wal=False)
             transactor = await _Transactor.open(path)
-            ranking = await _open_ranking(path)
         except BaseException as exc:
             for conn in [writer, *readers]:
                 await conn.close()
@@ -132,7 +129,7 @@ class Store:
             if isinstance(exc, sqlite3.DatabaseError):  # damage found while checking the schema
                 raise _failed(path, exc) from None
             raise
-        return cls(path, readers, writer, transactor, ranking)
+        return cls(path, readers, writer, transactor)
 
     async def close(self) -> None:
         """Close every connection; safe to call twice."""
@@ -164,8 +161,19 @@ class Store:
         """Run one full-text ranking query, which may call ``tuned_bm25``; every row."""
         try:
             return await self._ranking.fetchall(sql, params)
-        except apsw.Error as exc:
+        except RankingFailed as exc:
             raise _failed(self.path, exc) from None
+        except RankingProcessEnded as exc:
+            raise StoreError(
+                f"The process that ranks passages from the index at {self.path} ended while "
+                f"searching ({exc}). Run the command again; the next search starts a new one."
+            ) from None
+        except OSError as exc:
+            raise StoreError(
+                f"The index at {self.path} cannot be searched: the process that ranks passages "
+                f"could not be started ({exc}). Free some memory or processes and run the "
+                "command again."
+            ) from None
 
     async def fetchone(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Row | None:
         """Run one query on a reading connection and return its first row, if any."""
@@ -199,6 +207,20 @@ class Store:
             except sqlite3.Error as exc:
                 await self._roll_back()
                 raise _failed(self.path, exc) from None
+
+    def _check_still_searchable(self) -> None:
+        """Refuse to start a ranking process on another file than the one this store opened.
+
+        A ranking process opens the index by its path; after the file there was deleted or
+        replaced it would rank another index's passages, or none.
+        """
+        if _identity(self.path) != self._file:
+            raise StoreError(
+                f"The index file at {self.path} was deleted or replaced while phpbotscout "
+                "had it open, so it can no longer be searched. Restart phpbotscout: it then "
+                "opens the file now at that path, or builds a new index there with "
+                "'python -m bot.cli index build'."
+            )
 
     def _check_same_file(self) -> None:
         """Refuse to write once the file at ``path`` is no longer the one this store opened.
@@ -294,13 +316,6 @@ class _Transactor:
             self._conn = None
 
 
-async def _open_ranking(path: Path) -> RankingReaders:
-    try:
-        return await asyncio.to_thread(RankingReaders.open, path, READERS)
-    except apsw.Error as exc:
-        raise _failed(path, exc) from None
-
-
 # What every connection to the index is opened with, reader or writer.
 _EVERY_CONNECTION = ("PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON")
 
@@ -370,20 +385,16 @@ _FILE_TROUBLE = frozenset(
 )
 
 
-def _about_the_file(exc: sqlite3.Error | apsw.Error) -> bool:
+def _about_the_file(exc: sqlite3.Error | RankingFailed) -> bool:
     """Whether ``exc`` is trouble with the index file, not with the statement that met it."""
     return _primary_code(exc) in _FILE_TROUBLE
 
 
-def _primary_code(exc: sqlite3.Error | apsw.Error) -> int:
-    # sqlite3 and APSW (the ranking connections) name SQLite's result code differently.
-    code = getattr(exc, "sqlite_errorcode", None)
-    if not isinstance(code, int):
-        code = getattr(exc, "result", None)
-    return (code if isinstance(code, int) else sqlite3.SQLITE_ERROR) & 0xFF
+def _primary_code(exc: sqlite3.Error | RankingFailed) -> int:
+    return getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_ERROR) & 0xFF
 
 
-def _failed(path: Path, exc: sqlite3.Error | apsw.Error) -> Exception:
+def _failed(path: Path, exc: sqlite3.Error | RankingFailed) -> Exception:
     """What an error from SQLite means to whoever ran the command, and what they can do.
 
     Every read and write of the index comes through here, so its callers need no error

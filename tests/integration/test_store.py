@@ -1,14 +1,19 @@
 import asyncio
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from bot.errors import StoreError
-from bot.index.store import MIGRATIONS_DIR, Store, _failed
+from bot.index.store import MIGRATIONS_DIR, RANKERS, Store, _failed
 from tests.migrating import open_as_another_migrates
+from tests.searchindex import damage
 
 
 async def test_blank_database_is_migrated_into_wal_mode(tmp_path):
@@ -347,3 +352,123 @@ async def test_a_new_index_migrated_by_another_command_meanwhile_is_opened(tmp_p
     async with await open_as_another_migrates(tmp_path / "i.sqlite", tmp_path) as store:
         row = await store.fetchone("SELECT count(*) FROM schema_migrations")
         assert row[0] == len(list(MIGRATIONS_DIR.glob("*.sql")))
+
+
+_RANKED = (
+    "SELECT rowid, tuned_bm25(chunks_body_fts, 1.5, 0.5) FROM chunks_body_fts "
+    "WHERE chunks_body_fts MATCH ? ORDER BY 2"
+)
+# A statement that keeps a ranking process busy for a while, answering with its argument.
+_SLOW = (
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) "
+    "SELECT max(i) FROM n"
+)
+
+
+def _ranking_processes(index: Path) -> list[int]:
+    """The ranking processes running on ``index``, read from the process table."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # ended meanwhile, or not a process
+        if b"bot.index.ranking_process" in argv and str(index).encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
+def _running(index: Path) -> int:
+    """How many of the ranking processes on ``index`` are running a statement now."""
+    running = 0
+    for pid in _ranking_processes(index):
+        try:
+            stat = (Path("/proc") / str(pid) / "stat").read_text()
+        except OSError:
+            continue
+        running += stat.rpartition(")")[2].split()[0] == "R"
+    return running
+
+
+async def test_a_damaged_full_text_index_met_while_ranking_says_how_to_recover(tmp_path):
+    path = tmp_path / "i.sqlite"
+    async with await Store.open(path) as store:
+        damage(path, "chunks_body_fts_data")  # while open: opening it now would refuse it
+        with pytest.raises(StoreError, match=r"cannot be opened \(database disk .*move it aside"):
+            await store.rank(_RANKED, ("widget",))
+
+
+async def test_a_failed_ranking_statement_reaches_callers_as_a_store_error(tmp_path):
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        with pytest.raises(StoreError, match=r"could not be used \(no such table: nowhere\)"):
+            await store.rank("SELECT * FROM nowhere", ())
+
+
+async def test_rankings_run_in_processes_that_end_with_the_store(tmp_path):
+    path = tmp_path / "i.sqlite"
+    store = await Store.open(path)
+    assert _ranking_processes(path) == []  # started when first needed
+    assert await store.rank(_RANKED, ("widget",)) == []
+    assert len(_ranking_processes(path)) == 1
+    await store.close()
+    assert _ranking_processes(path) == []
+    await store.close()  # safe twice
+    with pytest.raises(StoreError, match="the index was closed"):
+        await store.rank(_RANKED, ("widget",))
+
+
+def test_the_process_that_opens_the_store_never_loads_a_second_sqlite(tmp_path):
+    # Two copies of SQLite on one file in one process do not see each other's locks.
+    script = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from bot.index.store import Store\n"
+        "async def main():\n"
+        f"    async with await Store.open(Path({str(tmp_path / 'i.sqlite')!r})) as store:\n"
+        f"        assert await store.rank({_RANKED!r}, ('widget',)) == []\n"
+        "asyncio.run(main())\n"
+        "print('apsw' in sys.modules, 'sqlite3' in sys.modules)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (ran.returncode, ran.stdout) == (0, "False True\n"), ran.stderr
+
+
+async def test_a_cancelled_ranking_lets_the_next_statement_read_its_own_answer(tmp_path):
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        # Both processes started and idle first: from then on, running is running a statement.
+        await asyncio.gather(*(store.rank(_SLOW, (1,)) for _ in range(RANKERS)))
+        slow = [asyncio.ensure_future(store.rank(_SLOW, (5_000_000,))) for _ in range(RANKERS)]
+        async with asyncio.timeout(30):  # each process is running its statement
+            while _running(tmp_path / "i.sqlite") < RANKERS:
+                await asyncio.sleep(0.01)
+        for search in slow:
+            search.cancel()
+        answers = await asyncio.gather(*(store.rank(_SLOW, (n,)) for n in range(1, 7)))
+        assert answers == [[(n,)] for n in range(1, 7)]
+
+
+async def test_a_ranking_process_that_dies_is_reported_and_started_again(tmp_path):
+    path = tmp_path / "i.sqlite"
+    async with await Store.open(path) as store:
+        both = await asyncio.gather(*(store.rank(_SLOW, (n,)) for n in range(1, RANKERS + 1)))
+        assert both == [[(n,)] for n in range(1, RANKERS + 1)]
+        for pid in _ranking_processes(path):
+            os.kill(pid, signal.SIGKILL)
+        failed = await asyncio.gather(
+            *(store.rank(_SLOW, (4,)) for _ in range(RANKERS)), return_exceptions=True
+        )
+        assert [str(f) for f in failed] == [
+            f"The process that ranks passages from the index at {path} ended while searching "
+            "(exit status -9). Run the command again; the next search starts a new one."
+        ] * RANKERS
+        assert await store.rank(_SLOW, (5,)) == [(5,)]
+
+
+async def test_an_index_file_replaced_while_open_is_not_searched_in_its_place(tmp_path):
+    path = tmp_path / "i.sqlite"
+    async with await Store.open(path) as store:
+        await (await Store.open(tmp_path / "other.sqlite")).close()
+        (tmp_path / "other.sqlite").replace(path)
+        with pytest.raises(StoreError, match=r"deleted or replaced .* can no longer be searched"):
+            await store.rank(_RANKED, ("widget",))
+        assert _ranking_processes(path) == []

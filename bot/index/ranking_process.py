@@ -1,0 +1,189 @@
+"""Full-text rankings, run in a process of their own because they need a second SQLite.
+
+Python's ``sqlite3`` cannot register an FTS5 auxiliary function, so ``tuned_bm25``
+(``bot.index.bm25``) runs on APSW, which carries its own copy of SQLite. Two copies of SQLite
+must never open one file from one process: each keeps its own record of the process's locks,
+so one copy's checkpoint can empty the write-ahead log under the other's reader, which then
+reads two commits at once or crashes. The ranking connection therefore lives in a child
+process (``python -m bot.index.ranking_process INDEX``), where locks between processes work as
+SQLite means them to; the parent never imports APSW.
+
+The child reads one request per line on its stdin, ``{"sql": ..., "params": ...}``, runs it to
+its end (so no snapshot stays pinned) and writes one line back: ``{"rows": [...]}``, or
+``{"error": ..., "code": ...}`` with SQLite's result code. It ends when its stdin closes, so it
+never outlives the process that started it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+BUSY_TIMEOUT_MS = 10_000  # as every other connection to the index waits
+_SQLITE_ERROR = 1
+
+
+class RankingFailed(Exception):
+    """A ranking statement failed in the child; SQLite's result code is named as sqlite3 does."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.sqlite_errorcode = code
+
+
+class RankingProcessEnded(Exception):
+    """A child ranking process stopped answering; what it said last, or its exit status."""
+
+
+class RankingProcesses:
+    """The parent's side: a few child ranking processes, each started at its first statement.
+
+    Each child answers one statement at a time. A search cancelled while its statement runs
+    leaves the exchange to finish before that child is handed out again, so no statement ever
+    reads another's answer. ``before_start`` runs before any child starts, to refuse a file
+    that is no longer the one the store opened: a child opens the index by its path.
+    """
+
+    def __init__(self, path: Path, count: int, before_start: Callable[[], None]) -> None:
+        self._children = [_Child(path, before_start) for _ in range(count)]
+        self._idle: asyncio.Queue[_Child] = asyncio.Queue()
+        for child in self._children:
+            self._idle.put_nowait(child)
+        self._closed = False
+
+    async def fetchall(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Run one statement to its end in a child.
+
+        Raises ``RankingFailed`` for a failed statement, ``RankingProcessEnded`` when the child
+        stopped answering (the next statement starts a new one), ``OSError`` when none starts.
+        """
+        if self._closed:
+            raise RankingFailed("the index was closed", _SQLITE_ERROR)
+        child = await self._idle.get()
+        exchange = asyncio.ensure_future(child.exchange(sql, params))
+        # Handed out again only once answered; an exchange whose caller was cancelled reports
+        # to nobody.
+        exchange.add_done_callback(lambda done: self._idle.put_nowait(child))
+        exchange.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return await asyncio.shield(exchange)
+
+    async def close(self) -> None:
+        """End every child once its statement in hand is answered; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        closed = [await self._idle.get() for _ in self._children]
+        for child in closed:
+            await child.close()
+            self._idle.put_nowait(child)  # a search already waiting for one is told it closed
+
+
+class _Child:
+    """One child ranking process, started when first needed and again after it ends."""
+
+    def __init__(self, path: Path, before_start: Callable[[], None]) -> None:
+        self._path = path
+        self._before_start = before_start
+        self._process: asyncio.subprocess.Process | None = None
+        self._closed = False
+
+    async def exchange(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        process = await self._started()
+        assert process.stdin is not None
+        assert process.stdout is not None
+        try:
+            process.stdin.write(json.dumps({"sql": sql, "params": params}).encode() + b"\n")
+            await process.stdin.drain()
+            line = await process.stdout.readline()
+        except ConnectionError:
+            line = b""
+        if not line:
+            raise await self._ended(process)
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RankingFailed(answer["error"], answer["code"])
+        return [tuple(row) for row in answer["rows"]]
+
+    async def _started(self) -> asyncio.subprocess.Process:
+        if self._closed:
+            raise RankingFailed("the index was closed", _SQLITE_ERROR)
+        if self._process is None:
+            self._before_start()
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                __name__,
+                str(self._path),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": _importable(os.environ.get("PYTHONPATH"))},
+            )
+        return self._process
+
+    async def _ended(self, process: asyncio.subprocess.Process) -> RankingProcessEnded:
+        """What a child that stopped answering said; the next statement starts a new one."""
+        assert process.stderr is not None
+        said = (await process.stderr.read()).decode(errors="replace").strip().splitlines()
+        status = await process.wait()
+        self._process = None
+        return RankingProcessEnded(said[-1] if said else f"exit status {status}")
+
+    async def close(self) -> None:
+        self._closed = True
+        process, self._process = self._process, None
+        if process is not None:
+            assert process.stdin is not None
+            process.stdin.close()
+            await process.wait()
+
+
+def _importable(pythonpath: str | None) -> str:
+    """``PYTHONPATH`` with this package's own root first, wherever the command was run from."""
+    root = str(Path(__file__).resolve().parents[2])
+    return os.pathsep.join([root, pythonpath] if pythonpath else [root])
+
+
+def _serve(path: str) -> int:
+    """The child: answer ranking statements on stdin until it closes."""
+    import apsw  # only here: the parent process never loads a second SQLite
+
+    from bot.index.bm25 import FUNCTION, tuned_bm25
+
+    conn: apsw.Connection | None = None
+    unopened: dict[str, Any] = {}
+    try:
+        # Read-write without create, as the store's readers open it: a reader of a WAL file
+        # needs its shared-memory index, and a missing file is an error, not a new index.
+        conn = apsw.Connection(path, apsw.SQLITE_OPEN_READWRITE)
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        conn.register_fts5_function(FUNCTION, tuned_bm25)
+    except apsw.Error as exc:
+        unopened = _error(exc)  # said in answer to every statement, as a reader would say it
+    while line := sys.stdin.buffer.readline():
+        request = json.loads(line)
+        answer = unopened
+        if conn is not None:
+            try:
+                answer = {"rows": list(conn.execute(request["sql"], request["params"]))}
+            except apsw.Error as exc:
+                answer = _error(exc)
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    if conn is not None:
+        conn.close()
+    return 0
+
+
+def _error(exc: Exception) -> dict[str, Any]:
+    code = getattr(exc, "result", _SQLITE_ERROR)
+    return {"error": str(exc), "code": code if isinstance(code, int) else _SQLITE_ERROR}
+
+
+if __name__ == "__main__":
+    sys.exit(_serve(sys.argv[1]))
