@@ -1,8 +1,9 @@
 """The one SQLite file: opening it, migrating it, and the single writer.
 
 WAL mode lets readers keep answering from the last committed index while a refresh writes.
-Reads go through a small pool of connections, so concurrent questions (and the two halves of
-one search) run side by side. Writes take one lock and one explicit transaction each: a crash
+Reads go through a small pool of connections, and full-text rankings through two helper
+processes (``bot.index.ranking_process``), so concurrent questions (and the two halves of one
+search) run side by side. Writes take one lock and one explicit transaction each: a crash
 or an error part-way leaves the previous index exactly as it was. ``Store.write()`` hands the
 block an async connection, statement by statement (the refresh's way); ``Store.transact()``
 runs a plain function over a second connection in one trip to its thread, which is how the
@@ -72,7 +73,7 @@ def _has_sql(text: str) -> bool:
 
 
 class Store:
-    """An open index database: a pool of reading connections and the one writing connection."""
+    """An open index database: its reading and writing connections, and its ranking helpers."""
 
     def __init__(
         self,
