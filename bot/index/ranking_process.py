@@ -72,6 +72,19 @@ class RankingProcesses:
         exchange.add_done_callback(lambda done: done.cancelled() or done.exception())
         return await asyncio.shield(exchange)
 
+    async def start(self) -> None:
+        """Start every child now, each with the index open, rather than at its first statement.
+
+        A child started now keeps searching the file the store opened even if another file
+        takes its path later, as the store's own connections do.
+        """
+        taken = [await self._idle.get() for _ in self._children]
+        try:
+            await asyncio.gather(*(child.start() for child in taken))
+        finally:
+            for child in taken:
+                self._idle.put_nowait(child)
+
     async def close(self) -> None:
         """End every child once its statement in hand is answered; safe to call twice."""
         if self._closed:
@@ -110,11 +123,12 @@ class _Child:
         return [tuple(row) for row in answer["rows"]]
 
     async def _started(self) -> asyncio.subprocess.Process:
+        """The running child, started now if there is none: once it has the index open."""
         if self._closed:
             raise RankingFailed("the index was closed", _SQLITE_ERROR)
         if self._process is None:
             self._before_start()
-            self._process = await asyncio.create_subprocess_exec(
+            process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
                 __name__,
@@ -124,7 +138,19 @@ class _Child:
                 stderr=asyncio.subprocess.PIPE,
                 env={**os.environ, "PYTHONPATH": _importable(os.environ.get("PYTHONPATH"))},
             )
+            assert process.stdout is not None
+            line = await process.stdout.readline()
+            if not line:
+                raise await self._ended(process)
+            opened = json.loads(line)
+            if "error" in opened:
+                await process.wait()
+                raise RankingFailed(opened["error"], opened["code"])
+            self._process = process
         return self._process
+
+    async def start(self) -> None:
+        await self._started()
 
     async def _ended(self, process: asyncio.subprocess.Process) -> RankingProcessEnded:
         """What a child that stopped answering said; the next statement starts a new one."""
@@ -150,13 +176,11 @@ def _importable(pythonpath: str | None) -> str:
 
 
 def _serve(path: str) -> int:
-    """The child: answer ranking statements on stdin until it closes."""
+    """The child: open the index, say so, and answer ranking statements until stdin closes."""
     import apsw  # only here: the parent process never loads a second SQLite
 
     from bot.index.bm25 import FUNCTION, tuned_bm25
 
-    conn: apsw.Connection | None = None
-    unopened: dict[str, Any] = {}
     try:
         # Read-write without create, as the store's readers open it: a reader of a WAL file
         # needs its shared-memory index, and a missing file is an error, not a new index.
@@ -164,20 +188,22 @@ def _serve(path: str) -> int:
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         conn.register_fts5_function(FUNCTION, tuned_bm25)
     except apsw.Error as exc:
-        unopened = _error(exc)  # said in answer to every statement, as a reader would say it
+        _answer(_error(exc))
+        return 1
+    _answer({"opened": True})
     while line := sys.stdin.buffer.readline():
         request = json.loads(line)
-        answer = unopened
-        if conn is not None:
-            try:
-                answer = {"rows": list(conn.execute(request["sql"], request["params"]))}
-            except apsw.Error as exc:
-                answer = _error(exc)
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
-    if conn is not None:
-        conn.close()
+        try:
+            _answer({"rows": list(conn.execute(request["sql"], request["params"]))})
+        except apsw.Error as exc:
+            _answer(_error(exc))
+    conn.close()
     return 0
+
+
+def _answer(answer: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(answer) + "\n")
+    sys.stdout.flush()
 
 
 def _error(exc: Exception) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import functools
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -158,10 +158,22 @@ class Store:
             except sqlite3.Error as exc:
                 raise _failed(self.path, exc) from None
 
+    async def start_ranking(self) -> None:
+        """Start the ranking helpers now, not at the first search (``serve`` does, at start).
+
+        Started now, they keep searching this file if it is deleted or replaced meanwhile, as
+        the reading connections keep reading it; started later, they would refuse to.
+        """
+        await self._ranked(self._ranking.start())
+
     async def rank(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
         """Run one full-text ranking query, which may call ``tuned_bm25``; every row."""
+        return await self._ranked(self._ranking.fetchall(sql, params))
+
+    async def _ranked(self, work: Awaitable[T]) -> T:
+        """``work``'s result, its failures said as the store's errors are."""
         try:
-            return await self._ranking.fetchall(sql, params)
+            return await work
         except RankingFailed as exc:
             raise _failed(self.path, exc) from None
         except RankingProcessEnded as exc:

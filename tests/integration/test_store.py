@@ -12,6 +12,7 @@ import pytest
 
 from bot.errors import StoreError
 from bot.index.store import MIGRATIONS_DIR, RANKERS, Store, _failed
+from tests.denied import may_not_read
 from tests.migrating import open_as_another_migrates
 from tests.searchindex import damage
 
@@ -472,3 +473,23 @@ async def test_an_index_file_replaced_while_open_is_not_searched_in_its_place(tm
         with pytest.raises(StoreError, match=r"deleted or replaced .* can no longer be searched"):
             await store.rank(_RANKED, ("widget",))
         assert _ranking_processes(path) == []
+
+
+async def test_ranking_helpers_started_early_keep_searching_the_file_the_store_opened(tmp_path):
+    path = tmp_path / "i.sqlite"
+    async with await Store.open(path) as store:
+        await store.start_ranking()
+        assert len(_ranking_processes(path)) == RANKERS
+        path.unlink()
+        assert await store.rank(_RANKED, ("widget",)) == []
+        assert await store.rank(_SLOW, (3,)) == [(3,)]
+
+
+async def test_a_ranking_helper_that_cannot_open_the_index_says_why(tmp_path):
+    path = tmp_path / "i.sqlite"
+    async with await Store.open(path) as store:
+        with may_not_read(path):
+            with pytest.raises(StoreError, match=r"cannot be written \(unable to open database"):
+                await store.rank(_RANKED, ("widget",))
+        assert _ranking_processes(path) == []  # it said why and ended
+        assert await store.rank(_RANKED, ("widget",)) == []
