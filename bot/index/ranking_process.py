@@ -20,7 +20,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,9 @@ class RankingProcesses:
             self._idle.put_nowait(child)
         self._closed = False
 
-    async def fetchall(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    async def fetchall(
+        self, sql: str, params: tuple[Any, ...] | Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
         """Run one statement to its end in a child.
 
         Raises ``RankingFailed`` for a failed statement, ``RankingProcessEnded`` when the child
@@ -105,12 +107,15 @@ class _Child:
         self._process: asyncio.subprocess.Process | None = None
         self._closed = False
 
-    async def exchange(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    async def exchange(
+        self, sql: str, params: tuple[Any, ...] | Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
         process = await self._started()
         assert process.stdin is not None
         assert process.stdout is not None
         try:
-            process.stdin.write(json.dumps({"sql": sql, "params": params}).encode() + b"\n")
+            bound = params if isinstance(params, tuple) else dict(params)
+            process.stdin.write(json.dumps({"sql": sql, "params": bound}).encode() + b"\n")
             await process.stdin.drain()
             line = await process.stdout.readline()
         except ConnectionError:

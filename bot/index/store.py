@@ -23,7 +23,7 @@ import functools
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -166,7 +166,9 @@ class Store:
         """
         await self._ranked(self._ranking.start())
 
-    async def rank(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
+    async def rank(
+        self, sql: str, params: tuple[object, ...] | Mapping[str, object]
+    ) -> list[tuple[Any, ...]]:
         """Run one full-text ranking query, which may call ``tuned_bm25``; every row."""
         return await self._ranked(self._ranking.fetchall(sql, params))
 
