@@ -47,37 +47,52 @@ def score(
     params: Bm25,
 ) -> float:
     """BM25 of one row, higher better: ``frequencies[i]`` is phrase i's weighted count in it."""
+    # FTS5's order of operations, so that at its parameters the result is the same to the bit.
     norm = params.k1 * (1 - params.b + params.b * length / average_length)
-    return sum(
-        weight * (f * (params.k1 + 1) / (f + norm))  # FTS5's order: the same last bit
-        for f, weight in zip(frequencies, idfs, strict=True)
-        if f
-    )
+    saturation = params.k1 + 1
+    total = 0.0
+    for f, weight in zip(frequencies, idfs, strict=True):
+        if f:
+            total += weight * (f * saturation / (f + norm))
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    """What is the same for every row one query scores, worked out at its first row."""
+
+    params: Bm25
+    weights: tuple[float, ...]  # per column; a column without one weighs 1
+    average_length: float
+    idfs: list[float]  # per phrase
 
 
 def tuned_bm25(api: FTS5ExtensionApi, *args: SQLiteValue) -> float:
     """``tuned_bm25(table, k1, b, weights...)``: FTS5's ``bm25()``, k1 and b given.
 
-    ``api`` reads FTS5's counts for the current row. Everything that is the same for
-    every row of one query (the phrases' inverse document frequencies, the average length) is
-    worked out at the first row and kept as the query's auxiliary data, as ``bm25()`` does.
+    ``api`` reads FTS5's counts for the current row; what every row of the query shares (the
+    parameters, the phrases' inverse document frequencies, the average length) is worked out
+    at the first row and kept as the query's auxiliary data, as ``bm25()`` keeps it. Called
+    for every row a query scores, so the loop is plain.
     """
-    k1, b, *weights = (_number(arg) for arg in args)
-    if api.aux_data is None:
+    query = api.aux_data
+    if query is None:
+        k1, b, *weights = (_number(arg) for arg in args)
         rows = api.row_count
-        api.aux_data = (
+        query = api.aux_data = _Query(
+            Bm25(k1, b),
+            tuple(weights) + (1.0,) * (api.column_count - len(weights)),
             api.column_total_size(-1) / rows if rows else 1.0,
             [idf(rows, _rows_with(api, phrase)) for phrase in range(api.phrase_count)],
         )
-    average_length, idfs = api.aux_data
-    frequencies = [
-        sum(
-            (weights[column] if column < len(weights) else 1.0) * len(offsets)
-            for column, offsets in enumerate(api.phrase_locations(phrase))
-        )
-        for phrase in range(len(idfs))
-    ]
-    return -score(frequencies, idfs, api.column_size(-1), average_length, Bm25(k1, b))
+    frequencies = []
+    for phrase in range(len(query.idfs)):
+        f = 0.0
+        for weight, offsets in zip(query.weights, api.phrase_locations(phrase), strict=True):
+            if offsets:
+                f += weight * len(offsets)
+        frequencies.append(f)
+    return -score(frequencies, query.idfs, api.column_size(-1), query.average_length, query.params)
 
 
 def _number(arg: SQLiteValue) -> float:
