@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 BUSY_TIMEOUT_MS = 10_000  # as every other connection to the index waits
+# Every answer is one line, which asyncio reads whole only up to a limit (64 KiB unless told):
+# rankings answer with a few kilobytes, any statement within this.
+ANSWER_LIMIT = 64 * 2**20
 _SQLITE_ERROR = 1
 
 
@@ -120,6 +123,10 @@ class _Child:
             line = await process.stdout.readline()
         except ConnectionError:
             line = b""
+        except ValueError:  # longer than ANSWER_LIMIT: what is left of it would answer the next
+            process.kill()
+            await self._ended(process)
+            raise RankingProcessEnded(f"it answered with more than {ANSWER_LIMIT} bytes") from None
         if not line:
             raise await self._ended(process)
         answer = json.loads(line)
@@ -141,6 +148,7 @@ class _Child:
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
+                limit=ANSWER_LIMIT,
                 env={**os.environ, "PYTHONPATH": _importable(os.environ.get("PYTHONPATH"))},
             )
             assert process.stdout is not None

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import StoreError
+from bot.index.ranking_process import ANSWER_LIMIT
 from bot.index.store import MIGRATIONS_DIR, RANKERS, Store, _failed
 from tests.denied import may_not_read
 from tests.migrating import open_as_another_migrates
@@ -493,3 +494,19 @@ async def test_a_ranking_helper_that_cannot_open_the_index_says_why(tmp_path):
                 await store.rank(_RANKED, ("widget",))
         assert _ranking_processes(path) == []  # it said why and ended
         assert await store.rank(_RANKED, ("widget",)) == []
+
+
+async def test_an_answer_longer_than_asyncios_default_line_is_read_whole(tmp_path):
+    # asyncio reads a line of at most 64 KiB unless told more; the rest would answer the next.
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        [(long,)] = await store.rank("SELECT printf('%.*c', 200000, 'x')", ())
+        assert long == "x" * 200_000
+        assert await store.rank(_SLOW, (3,)) == [(3,)]
+
+
+async def test_an_answer_too_long_to_read_ends_its_process_and_not_the_next_answer(tmp_path):
+    path = tmp_path / "i.sqlite"
+    async with await Store.open(path) as store:
+        with pytest.raises(StoreError, match=r"ended while searching \(it answered with more"):
+            await store.rank("SELECT printf('%.*c', ?, 'x')", (ANSWER_LIMIT + 1,))
+        assert await store.rank(_SLOW, (3,)) == [(3,)]
