@@ -149,6 +149,9 @@ class _Child:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 limit=ANSWER_LIMIT,
+                # A Ctrl-C at the terminal is the command's to act on: serve still finishes a
+                # search while it stops, and a command's own exit closes this one's stdin.
+                start_new_session=True,
                 env={**os.environ, "PYTHONPATH": _importable(os.environ.get("PYTHONPATH"))},
             )
             assert process.stdout is not None

@@ -510,3 +510,37 @@ async def test_an_answer_too_long_to_read_ends_its_process_and_not_the_next_answ
         with pytest.raises(StoreError, match=r"ended while searching \(it answered with more"):
             await store.rank("SELECT printf('%.*c', ?, 'x')", (ANSWER_LIMIT + 1,))
         assert await store.rank(_SLOW, (3,)) == [(3,)]
+
+
+def test_a_ctrl_c_at_the_terminal_leaves_the_ranking_processes_to_the_command(tmp_path):
+    # Ctrl-C reaches the terminal's whole foreground process group; serve then stops in order,
+    # and a search it still finishes needs its ranking process.
+    script = (
+        "import asyncio, signal\n"
+        "from pathlib import Path\n"
+        "from bot.index.store import Store\n"
+        "async def main():\n"
+        f"    async with await Store.open(Path({str(tmp_path / 'i.sqlite')!r})) as store:\n"
+        "        def every(n):  # a statement for each ranking process\n"
+        f"            ranks = [store.rank({_SLOW!r}, (n,)) for _ in range({RANKERS})]\n"
+        "            return asyncio.gather(*ranks)\n"
+        "        await every(1)\n"
+        "        interrupted = asyncio.Event()\n"
+        "        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, interrupted.set)\n"
+        "        print('ready', flush=True)\n"
+        "        await interrupted.wait()\n"
+        "        print(*await every(2), flush=True)\n"
+        "asyncio.run(main())\n"
+    )
+    command = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a terminal's foreground process group, of its own
+    )
+    assert command.stdout is not None
+    assert command.stdout.readline() == "ready\n"
+    os.killpg(command.pid, signal.SIGINT)  # what Ctrl-C at the terminal sends
+    out, err = command.communicate(timeout=60)
+    assert (command.returncode, out) == (0, " ".join(["[(2,)]"] * RANKERS) + "\n"), err
