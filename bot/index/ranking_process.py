@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+CANNOT_IMPORT = 3  # the child's exit status when this interpreter lacks what it needs
 BUSY_TIMEOUT_MS = 10_000  # as every other connection to the index waits
 # Every answer is one line, which asyncio reads whole only up to a limit (64 KiB unless told):
 # rankings answer with a few kilobytes, any statement within this.
@@ -41,6 +42,10 @@ class RankingFailed(Exception):
 
 class RankingProcessEnded(Exception):
     """A child ranking process stopped answering; what it said last, or its exit status."""
+
+
+class RankingProcessCannotImport(RankingProcessEnded):
+    """A child ranking process cannot import APSW or this package: a new one would fail too."""
 
 
 class RankingProcesses:
@@ -174,6 +179,8 @@ class _Child:
         said = (await process.stderr.read()).decode(errors="replace").strip().splitlines()
         status = await process.wait()
         self._process = None
+        if status == CANNOT_IMPORT:
+            return RankingProcessCannotImport(said[-1])
         return RankingProcessEnded(said[-1] if said else f"exit status {status}")
 
     async def close(self) -> None:
@@ -193,9 +200,13 @@ def _importable(pythonpath: str | None) -> str:
 
 def _serve(path: str) -> int:
     """The child: open the index, say so, and answer ranking statements until stdin closes."""
-    import apsw  # only here: the parent process never loads a second SQLite
+    try:
+        import apsw  # only here: the parent process never loads a second SQLite
 
-    from bot.index.bm25 import FUNCTION, tuned_bm25
+        from bot.index.bm25 import FUNCTION, tuned_bm25
+    except ImportError as exc:
+        print(f"{sys.executable}: {exc}", file=sys.stderr)
+        return CANNOT_IMPORT
 
     try:
         # Read-write without create, as the store's readers open it: a reader of a WAL file

@@ -33,7 +33,12 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.errors import StoreError
-from bot.index.ranking_process import RankingFailed, RankingProcessEnded, RankingProcesses
+from bot.index.ranking_process import (
+    RankingFailed,
+    RankingProcessCannotImport,
+    RankingProcessEnded,
+    RankingProcesses,
+)
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +183,13 @@ class Store:
             return await work
         except RankingFailed as exc:
             raise _failed(self.path, exc) from None
+        except RankingProcessCannotImport as exc:
+            raise StoreError(
+                f"The index at {self.path} cannot be searched: the process that ranks passages "
+                f"cannot start ({exc}). Install phpbotscout's dependencies with "
+                "'.venv/bin/pip install -e .' in the phpbotscout checkout, then run the command "
+                "again."
+            ) from None
         except RankingProcessEnded as exc:
             raise StoreError(
                 f"The process that ranks passages from the index at {self.path} ended while "

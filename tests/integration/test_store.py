@@ -544,3 +544,19 @@ def test_a_ctrl_c_at_the_terminal_leaves_the_ranking_processes_to_the_command(tm
     os.killpg(command.pid, signal.SIGINT)  # what Ctrl-C at the terminal sends
     out, err = command.communicate(timeout=60)
     assert (command.returncode, out) == (0, " ".join(["[(2,)]"] * RANKERS) + "\n"), err
+
+
+async def test_a_ranking_process_that_cannot_import_apsw_says_to_install_it(tmp_path, monkeypatch):
+    # The parent never imports APSW, so an install that lacks it is first met here.
+    lacking = tmp_path / "lacking"
+    lacking.mkdir()
+    (lacking / "apsw.py").write_text("raise ModuleNotFoundError(\"No module named 'apsw'\")\n")
+    monkeypatch.setenv("PYTHONPATH", str(lacking))
+    async with await Store.open(tmp_path / "i.sqlite") as store:
+        for _ in range(2):  # not worth running again as it is: the next one cannot either
+            with pytest.raises(
+                StoreError,
+                match=r"cannot be searched: .*: No module named 'apsw'\)\. "
+                r"Install phpbotscout's dependencies with '\.venv/bin/pip install -e \.'",
+            ):
+                await store.rank(_RANKED, ("widget",))
