@@ -40,6 +40,10 @@ class RankingFailed(Exception):
         self.sqlite_errorcode = code
 
 
+class RankingClosed(Exception):
+    """A statement came after the store closed its ranking processes."""
+
+
 class RankingProcessEnded(Exception):
     """A child ranking process stopped answering; what it said last, or its exit status."""
 
@@ -69,11 +73,12 @@ class RankingProcesses:
     ) -> list[tuple[Any, ...]]:
         """Run one statement to its end in a child.
 
-        Raises ``RankingFailed`` for a failed statement, ``RankingProcessEnded`` when the child
-        stopped answering (the next statement starts a new one), ``OSError`` when none starts.
+        Raises ``RankingFailed`` for a failed statement, ``RankingClosed`` once closed,
+        ``RankingProcessEnded`` when the child stopped answering (the next statement starts a
+        new one), ``OSError`` when none starts.
         """
         if self._closed:
-            raise RankingFailed("the index was closed", _SQLITE_ERROR)
+            raise RankingClosed("the index was closed")
         child = await self._idle.get()
         exchange = asyncio.ensure_future(child.exchange(sql, params))
         # Handed out again only once answered; an exchange whose caller was cancelled reports
@@ -142,7 +147,7 @@ class _Child:
     async def _started(self) -> asyncio.subprocess.Process:
         """The running child, started now if there is none: once it has the index open."""
         if self._closed:
-            raise RankingFailed("the index was closed", _SQLITE_ERROR)
+            raise RankingClosed("the index was closed")
         if self._process is None:
             self._before_start()
             process = await asyncio.create_subprocess_exec(

@@ -34,6 +34,7 @@ import aiosqlite
 
 from bot.errors import StoreError
 from bot.index.ranking_process import (
+    RankingClosed,
     RankingFailed,
     RankingProcessCannotImport,
     RankingProcessEnded,
@@ -183,6 +184,11 @@ class Store:
             return await work
         except RankingFailed as exc:
             raise _failed(self.path, exc) from None
+        except RankingClosed as exc:
+            raise StoreError(
+                f"The index at {self.path} cannot be searched: {exc}, as it is when phpbotscout "
+                "stops; the file is as it was. Run the command again."
+            ) from None
         except RankingProcessCannotImport as exc:
             raise StoreError(
                 f"The index at {self.path} cannot be searched: the process that ranks passages "

@@ -415,8 +415,9 @@ async def test_rankings_run_in_processes_that_end_with_the_store(tmp_path):
     await store.close()
     assert _ranking_processes(path) == []
     await store.close()  # safe twice
-    with pytest.raises(StoreError, match="the index was closed"):
+    with pytest.raises(StoreError, match="the index was closed") as closed:
         await store.rank(_RANKED, ("widget",))
+    assert "damaged" not in str(closed.value)  # nothing is wrong with the file
 
 
 def test_the_process_that_opens_the_store_never_loads_a_second_sqlite(tmp_path):
