@@ -561,3 +561,17 @@ async def test_a_ranking_process_that_cannot_import_apsw_says_to_install_it(tmp_
                 r"Install phpbotscout's dependencies with '\.venv/bin/pip install -e \.'",
             ):
                 await store.rank(_RANKED, ("widget",))
+
+
+async def test_closing_lets_every_search_in_flight_or_waiting_finish_first(tmp_path):
+    path = tmp_path / "i.sqlite"
+    store = await Store.open(path)
+    await asyncio.gather(*(store.rank(_SLOW, (1,)) for _ in range(RANKERS)))
+    counts = [3_000_000 + n for n in range(RANKERS + 1)]
+    searches = [asyncio.ensure_future(store.rank(_SLOW, (n,))) for n in counts]
+    async with asyncio.timeout(30):  # each process is running its statement, one search waits
+        while _running(path) < RANKERS:
+            await asyncio.sleep(0.01)
+    await store.close()
+    assert [await search for search in searches] == [[(n,)] for n in counts]
+    assert _ranking_processes(path) == []
