@@ -10,8 +10,9 @@ SQLite means them to; the parent never imports APSW.
 
 The child reads one request per line on its stdin, ``{"sql": ..., "params": ...}``, runs it to
 its end (so no snapshot stays pinned) and writes one line back: ``{"rows": [...]}``, or
-``{"error": ..., "code": ...}`` with SQLite's result code. It ends when its stdin closes, so it
-never outlives the process that started it.
+``{"error": ..., "code": ...}`` with SQLite's result code. Values travel as JSON: numbers, text
+and NULL (a blob would end the child). It ends when its stdin closes, as it does when the
+parent exits, so it outlives the process that started it by at most the statement in hand.
 """
 
 from __future__ import annotations
