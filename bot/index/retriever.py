@@ -38,7 +38,7 @@ class Weights:
     Headings are short and a word seldom repeats in one, so a second occurrence adds little
     (k1 0.6) and a long heading path is marked down in full (b 1.0). Bodies are long and vary
     in length: a word said again is evidence (k1 1.5), and a long section, often the one that
-    answers, is marked down only half as much as FTS5's own 0.75 would (docs/retrieval.md).
+    answers, is marked down at half strength, less than FTS5's own 0.75 (docs/retrieval.md).
     """
 
     heading: float = 3.0
