@@ -185,9 +185,10 @@ class _Child:
         said = (await process.stderr.read()).decode(errors="replace").strip().splitlines()
         status = await process.wait()
         self._process = None
-        if status == CANNOT_IMPORT:
-            return RankingProcessCannotImport(said[-1])
-        return RankingProcessEnded(said[-1] if said else f"exit status {status}")
+        why = said[-1] if said else f"exit status {status}"
+        if status == CANNOT_IMPORT:  # also an interpreter that exits 3 saying nothing
+            return RankingProcessCannotImport(why)
+        return RankingProcessEnded(why)
 
     async def close(self) -> None:
         self._closed = True
