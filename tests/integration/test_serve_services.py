@@ -293,6 +293,21 @@ async def test_stopping_as_a_scheduled_tick_falls_due_starts_no_refresh_and_logs
     assert service.refresher.runs == 0 and "stopped" in caplog.messages
 
 
+async def test_serve_keeps_searching_the_index_it_opened_once_the_file_is_deleted(tmp_path):
+    # Its ranking helpers open the index as serve starts, not at the first question.
+    with FakeDiscord() as discord:
+        config = bot_config(tmp_path, make_estate(tmp_path / "estate"), discord)
+        async with await Engine.open(config) as engine:
+            await engine.refresh()
+        service = await Service.start(config)
+        try:
+            config.index_path.unlink()
+            found = await service.engine.retrieve("widgets")
+        finally:
+            await service.stop(grace=0)
+    assert {p.repo for p in found.results} == {"widgets"}
+
+
 async def test_a_tick_during_a_refresh_queues_one_more_and_later_ticks_join_it(counting):
     engine, _ = counting
     refresher = Refresher(engine)
