@@ -716,6 +716,21 @@ def test_a_linked_worktree_with_no_commit_on_its_branch_is_empty(tmp_path):
     assert (candidate.verdict.value, candidate.clause) == ("rejected", "empty")
 
 
+def test_a_linked_worktree_whose_commondir_may_not_be_read_is_unresolved_not_empty(tmp_path):
+    # Taken for absent, its branch would be looked for in its own git directory, and not found.
+    main, alpha = _linked_worktree(tmp_path)
+    denied = main / ".git" / "worktrees" / "alpha" / "commondir"
+    with may_not_read(denied):
+        [candidate] = discover_local([alpha], ())
+    assert (str(candidate.path), candidate.verdict.value, candidate.clause, candidate.detail) == (
+        _cannot_tell(
+            alpha,
+            f"cannot be read (Permission denied: {denied}): let the user phpbotscout runs as "
+            "read it",
+        )
+    )
+
+
 def _main_moved(main: Path, alpha: Path) -> str:
     main.rename(main.parent / "moved")
     return (
