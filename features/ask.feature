@@ -266,7 +266,7 @@ Feature: Asking a question
     Then the exit code is 0
     And the backlog lists "Which systems can a widget run on?" as "composer_declined"
 
-  Scenario Outline: An answer that only says a range of passages do not answer is a documentation gap
+  Scenario Outline: An answer that only says a range or list of passages do not answer is a documentation gap
     Given the model answers "<draft>" citing "Tuning the frobnicator"
     And someone has asked "Which colours can a widget be?"
     When I run `python -m bot.cli gaps --json`
@@ -276,6 +276,7 @@ Feature: Asking a question
     Examples:
       | draft                                                                            |
       | Passage [1]-[3] does not say which colours a widget can be.                      |
+      | Passages [1] and [3] do not say which colours a widget can be.                   |
       | The passages do not say which colours a widget can be [1]—[3].                   |
       | The passages do not say which colours a widget can be (1) – (3).                 |
       | The passages do not say which colours a widget can be (1) – (3), or how to pick. |

@@ -48,7 +48,8 @@ _DASHES = r"[-\u2010-\u2015\u2212]"
 _RANGE_WORDS = r"\b(?:to|through)\b"
 _RANGE_JOIN = rf"(?:{_DASHES}|{_RANGE_WORDS})"
 # The words that join one number of a list to the next, "1, 2", "1 and 2", "1, or 2", "1 & 2".
-_LIST_JOIN = r"(?:,\s*+(?:and|or)\b|,|\band\b|\bor\b|&)"
+_LIST_WORDS = r",|\band\b|\bor\b|&"
+_LIST_JOIN = rf"(?:,\s*+(?:and|or)\b|{_LIST_WORDS})"
 _MARKED = rf"\d{{1,6}}(?:\s*{_DASHES}\s*\d{{1,6}})?"
 # What a bracketed marker holds, "2" or "1-3, 5": the checks' reading, and what a decline's
 # reason leaves out (``bot.answer.nonanswer``).
@@ -168,6 +169,10 @@ _RANGE_WORD = re.compile(_RANGE_WORDS, re.I)
 # reading, and what a decline's reason takes out with the markers (``bot.answer.nonanswer``).
 RANGE_BETWEEN = rf"[ \t]*+{_RANGE_JOIN}[ \t]*+"
 _RANGE_BETWEEN = re.compile(RANGE_BETWEEN, re.I)
+# What stands between two markers of one list, "[1], [3]", "[1] and [3]": what a decline's
+# reason takes out with them, as it takes a range (``bot.answer.nonanswer``). A comma and a word
+# together, "[1], and [3] says", may open a clause instead, and are left to be read so.
+LIST_BETWEEN = rf"[ \t]*+(?:{_LIST_WORDS})[ \t]*+"
 _FORMS = ("bracket", "worded", "superscript", "parenthesised")
 _JOIN_WORD = re.compile(r"\b(?:and|or)\b|&", re.I)
 

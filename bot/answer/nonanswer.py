@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 
-from bot.answer.markers import LISTED, RANGE_BETWEEN, passage_numbers
+from bot.answer.markers import LIST_BETWEEN, LISTED, RANGE_BETWEEN, passage_numbers
 
 # What the model was given, named as it names it: "the passages", "passage [2]", "the docs". A
 # bare noun is not enough: "Sources do not include archived projects" speaks of the product's
@@ -152,9 +152,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bcf\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+|
 # A marker's spaces are taken from the first of them only (``(?<!\s)``), and a fence's from
 # its line's start only: read from each space of a long run, either would read the run again.
 # What it holds is read as the checks read it, so every range they read, with any dash, goes;
-# so does a range between two markers, "[1]-[3]", "[1] to [3]", whole: its dash is no clause.
+# so does a range between two markers, "[1]-[3]", "[1] to [3]", or a list of them, "[1] and
+# [3]", "[1], [3]", whole: its dash or "and" is no clause.
 _BRACKETED = rf"\[\^?{LISTED}\]"
-_BRACKET_MARKER = re.compile(rf"(?<!\s)\s*+{_BRACKETED}(?:{RANGE_BETWEEN}{_BRACKETED})?", re.I)
+_BRACKET_MARKER = re.compile(
+    rf"(?<!\s)\s*+{_BRACKETED}(?:(?:{RANGE_BETWEEN}|{LIST_BETWEEN}){_BRACKETED})*", re.I
+)
 # A marker's brackets, taken off where it numbers its noun: "[1]-[3]" reads "1-3".
 _BRACKETS = re.compile(r"[\[\]^]")
 # What joins two numbers in parentheses into a range where the second closes a clause, "(1) –

@@ -164,10 +164,14 @@ def test_a_range_is_taken_out_whichever_dash_it_is_written_with(dash):
     assert without_markers(text) == "The passages do not say how to colour a widget."
 
 
-@pytest.mark.parametrize("between", ["-", "\u2013", " \u2014 ", "\u2014", " to ", " through "])
-def test_a_range_written_between_two_markers_is_taken_out_whole(between):
+@pytest.mark.parametrize(
+    "between",
+    ["-", "\u2013", " \u2014 ", "\u2014", " to ", " through ", ", ", " and ", " or ", " & "],
+)
+def test_a_range_or_list_written_between_two_markers_is_taken_out_whole(between):
     # Taken out one at a time, "[1]—[3]" left a dash that read as a second clause, "Passage
     # [1]-[3] does not say" a "Passage 1-" that named no material: each was shown as an answer.
+    # So was "Passage [1] and [3] does not say", and "[1] and [3]." left "widget and." in a reason.
     text = f"The passages do not say how to colour a widget [1]{between}[3]."
     assert is_non_answer(text)
     assert without_markers(text) == "The passages do not say how to colour a widget."
