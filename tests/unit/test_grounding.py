@@ -207,7 +207,7 @@ def test_a_range_of_passages_in_the_text_counts_every_passage_in_it():
 
 
 def test_a_range_written_between_two_markers_counts_every_passage_in_it():
-    # "(1)–(3)" read as the label (1) and passage 3; "(1) to (3)" and "[1]-[3]" as their ends.
+    # Each once read as less: "(1)–(3)" as the label (1) and passage 3, the others as their ends.
     for text in (
         "Widgets are grey (1)–(3).",
         "Widgets are grey (1) - (3).",
