@@ -96,7 +96,8 @@ class Store:
             self._idle.put_nowait(reader)
         self._writer = writer
         self._transactor = transactor
-        self._ranking = RankingProcesses(path, RANKERS, self._check_still_searchable)
+        searchable = functools.partial(self._check_same_file, "it can no longer be searched")
+        self._ranking = RankingProcesses(path, RANKERS, searchable)
         self._write_lock = asyncio.Lock()
 
     @classmethod
@@ -241,32 +242,19 @@ class Store:
                 await self._roll_back()
                 raise _failed(self.path, exc) from None
 
-    def _check_still_searchable(self) -> None:
-        """Refuse to start a ranking process on another file than the one this store opened.
-
-        A ranking process opens the index by its path; after the file there was deleted or
-        replaced it would rank another index's passages, or none.
-        """
-        if _identity(self.path) != self._file:
-            raise StoreError(
-                f"The index file at {self.path} was deleted or replaced while phpbotscout "
-                "had it open, so it can no longer be searched. Restart phpbotscout: it then "
-                "opens the file now at that path, or builds a new index there with "
-                "'python -m bot.cli index build'."
-            )
-
-    def _check_same_file(self) -> None:
-        """Refuse to write once the file at ``path`` is no longer the one this store opened.
+    def _check_same_file(self, refused: str = "nothing more can be saved to it") -> None:
+        """Refuse to go on once the file at ``path`` is no longer the one this store opened.
 
         SQLite writes on through its open handle when the file is deleted or replaced, so
-        everything written afterwards would vanish at the next start, silently.
+        everything written afterwards would vanish at the next start, silently. A ranking
+        process opens the index by its path, so one started then would rank another index's
+        passages, or none. ``refused`` says which of the two is refused.
         """
         if _identity(self.path) != self._file:
             raise StoreError(
                 f"The index file at {self.path} was deleted or replaced while phpbotscout "
-                "had it open, so nothing more can be saved to it. Restart phpbotscout: it "
-                "then opens the file now at that path, or builds a new index there with "
-                "'python -m bot.cli index build'."
+                f"had it open, so {refused}. Restart phpbotscout: it then opens the file now "
+                "at that path, or builds a new index there with 'python -m bot.cli index build'."
             )
 
     async def _roll_back(self) -> None:
