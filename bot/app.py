@@ -243,17 +243,13 @@ class Service:
         wait = queue_wait(config.answer_timeout)
         bounded = BoundedComposer(composer, bound, wait=wait) if composer else None
         engine = await Engine.open(config, composer=bounded)
-        try:
-            # Now, with the index the bot opened: a file put at its path later is not searched.
-            await engine.store.start_ranking()
-        except BaseException:
-            await engine.close()
-            raise
         refresher = Refresher(engine)
         desk = AnswerDesk(engine, RateLimiter(config.discord_rate_limit))
         app = DiscordApp(config, engine, desk, refresher, on_problem)
         webhook = None
         try:
+            # Now, with the index the bot opened: a file put at its path later is not searched.
+            await engine.store.start_ranking()
             # Listening first: an address the webhook cannot have stops serve before it spends
             # one of the bot's daily session starts, which a service restarting it would use up.
             if config.webhook_listen is not None:
