@@ -15,6 +15,7 @@ from bot.index.ranking_process import ANSWER_LIMIT
 from bot.index.store import MIGRATIONS_DIR, RANKERS, Store, _failed
 from tests.denied import may_not_read
 from tests.migrating import open_as_another_migrates
+from tests.processes import descendants
 from tests.searchindex import damage
 
 
@@ -368,16 +369,12 @@ _SLOW = (
 
 
 def _ranking_processes(index: Path) -> list[int]:
-    """The ranking processes running on ``index``, read from the process table."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue  # ended meanwhile, or not a process
-        if b"bot.index.ranking_process" in argv and str(index).encode() in argv:
-            found.append(int(entry.name))
-    return found
+    """The ranking processes this test started on ``index`` that are running."""
+    return [
+        p.pid
+        for p in descendants(os.getpid())
+        if f"-m bot.index.ranking_process {index}" in p.command
+    ]
 
 
 def _running(index: Path) -> int:
