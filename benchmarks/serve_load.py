@@ -47,6 +47,7 @@ from tests.discord_bot import build_index
 from tests.fakes.anthropic_server import KEY, Behaviour, FakeAnthropic, tool_call
 from tests.fakes.discord import GUILD_ID, TOKEN, FakeDiscord
 from tests.gitrepo import git, make_repo
+from tests.processes import descendants
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,16 +89,8 @@ def pss_mb(pid: int) -> float:
 
 
 def helpers(pid: int) -> list[int]:
-    """The processes ``pid`` started (its ranking helpers), from /proc."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
+    """The ranking helpers ``pid`` started, from /proc."""
+    return [p.pid for p in descendants(pid) if "-m bot.index.ranking_process " in p.command]
 
 
 def cpu_seconds(pid: int) -> float:
