@@ -234,7 +234,7 @@ class Service:
         Raises:
             ConfigError: ``DISCORD_TOKEN`` is missing, the webhook has no secret or cannot
                 listen at ``webhook.listen``, or the answering provider lacks what it needs.
-            StoreError: the index cannot be opened.
+            StoreError: the index cannot be opened, or its ranking helpers cannot start.
             DiscordError: Discord refused the token or could not be reached.
         """
         check_serve(config)
