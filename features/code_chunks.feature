@@ -155,6 +155,32 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is symbol "WithDialTimeout" of "rpc/dial.go", kind "code", lines 6 to 7
     And passage 2 is symbol "defaultDialTimeout" of "rpc/dial.go", kind "code", lines 3 to 4
 
+  Scenario: A deprecated symbol the question names by name is the passage it asks about
+    Given a git repository "dial" holding "dial.go":
+      """
+      // Package dial opens connections.
+      package dial
+
+      import "time"
+
+      // DialOption configures how Dial connects.
+      type DialOption func()
+
+      // WithTimeout sets how long dialing may take.
+      //
+      // Deprecated: use a context with a deadline instead.
+      func WithTimeout(d time.Duration) DialOption { return nil }
+
+      // WithBlock makes Dial wait for the connection. Without it Dial returns at once, and
+      // WithTimeout is ignored: nothing waits for the timeout.
+      func WithBlock() DialOption { return nil }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "Dial returns at once and the timeout is ignored: nothing waits, why?" --retrieval-only --json`
+    Then passage 1 is symbol "WithBlock" of "dial/dial.go", kind "code", lines 14 to 16
+    When I run `python -m bot.cli ask "dial.WithTimeout(5*time.Second) is ignored: Dial returns at once and nothing waits, why?" --retrieval-only --json`
+    Then passage 1 is symbol "WithTimeout" of "dial/dial.go", kind "code", lines 9 to 12
+
   Scenario: A Go function declared as a variable shows its description, not its body
     Given a git repository "funcs" holding "upper.go":
       """

@@ -106,16 +106,18 @@ def _words_once(question: str, unknown: Collection[str]) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-# A flag (``--yes``, ``-all``), or a code span holding one name (`App.After`, `things`).
-_WRITTEN_AS_CODE = re.compile(r"(?<![\w-])--?[^\W_][\w-]*|`[^`\s]+`")
+# A flag (``--yes``, ``-all``), a code span holding one name (`App.After`, `things`), or a
+# name called with its arguments (``try(var.foo, "x")``).
+_WRITTEN_AS_CODE = re.compile(r"(?<![\w-])--?[^\W_][\w-]*|`[^`\s]+`|\b[^\W\d_]\w*(?=\()")
 
 
 def written_as_code(question: str) -> set[str]:
-    """The words the question writes as code: a flag's, or those of a name in backticks.
+    """The words the question writes as code: a flag's, a name's in backticks, a call's.
 
     Such a word names something, whatever it means in prose: ``--yes`` is click's
-    ``confirmation_option``, `App.After` a hook, so neither "yes" nor "after" is dropped as a
-    function word.
+    ``confirmation_option``, `App.After` a hook, ``try(expr, fallback)`` an HCL function, so
+    none of "yes", "after" and "try" is dropped as a function word. A call is a name with its
+    opening parenthesis right after it; "a flag (or two)" is prose.
     """
     return {
         word.lower() for span in _WRITTEN_AS_CODE.findall(question) for word in _WORD.findall(span)

@@ -17,12 +17,14 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.corpus.code.source import CODE_WEIGHT
 from bot.corpus.urls import blob_url, local_url
 from bot.index.bm25 import FUNCTION, Bm25
 from bot.index.catalog import SERVED_CHUNKS, SERVED_SOURCES_SQL
 from bot.index.query import build_query, content_terms, identifiers, query_terms
 from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
 from bot.index.store import Store
+from bot.index.symbols import is_named, named_keys
 from bot.index.writer import PATH_SEPARATOR
 
 PASSAGES = 8
@@ -169,8 +171,11 @@ class FtsRetriever:
         # function words would be left to search the source with.
         narrowed = build_query(rest if content_terms(rest) else question, unknown) if named else ""
         wanted = self._candidates_wanted
-        searches = [self._candidates(narrowed, wanted, source=n) for n in named if narrowed]
-        *per_source, general = await asyncio.gather(*searches, self._candidates(query, wanted))
+        written = named_keys(question)
+        searches = [self._candidates(narrowed, wanted, n, written) for n in named if narrowed]
+        *per_source, general = await asyncio.gather(
+            *searches, self._candidates(query, wanted, written=written)
+        )
         named_candidates = sorted(
             (c for found in per_source for c in found), key=lambda c: c.score, reverse=True
         )
@@ -199,9 +204,17 @@ class FtsRetriever:
         return await self._results(await self._candidates(query, limit, source))
 
     async def _candidates(
-        self, query: str, limit: int, source: str | None = None
+        self,
+        query: str,
+        limit: int,
+        source: str | None = None,
+        written: frozenset[str] = frozenset(),
     ) -> list[Candidate]:
-        """The best ``limit`` chunks for ``query``, carrying only what selection needs."""
+        """The best ``limit`` chunks for ``query``, carrying only what selection needs.
+
+        ``written`` holds the keys of the names the question writes as code
+        (``bot.index.symbols.named_keys``): the symbols they name are not marked down.
+        """
         w = self._weights
         # Each index is asked for four times ``limit`` rows: a chunk strong in one index and
         # middling in the other must still be there to have its two scores added. Measured on
@@ -227,10 +240,10 @@ class FtsRetriever:
             scores[chunk_id] += score
         rows = await self._fetch(_CANDIDATES_SQL, list(scores))
         # The ranking weight (lists of links, code, deprecation) applies before the cut.
-        ranked = sorted(rows, key=lambda r: (-scores[r[0]] * r[4], r[0]))[:limit]
+        weighted = {r[0]: scores[r[0]] * _weight(r[4], r[3], written) for r in rows}
+        ranked = sorted(rows, key=lambda r: (-weighted[r[0]], r[0]))[:limit]
         return [
-            Candidate(r[0], r[1], scores[r[0]] * r[4], r[2], r[3], r[5] or f"#{r[0]}")
-            for r in ranked
+            Candidate(r[0], r[1], weighted[r[0]], r[2], r[3], r[5] or f"#{r[0]}") for r in ranked
         ]
 
     async def _results(self, chosen: list[Candidate]) -> list[Result]:
@@ -269,6 +282,15 @@ class FtsRetriever:
     async def _source_names(self) -> list[str]:
         rows = await self._store.fetchall(SERVED_SOURCES_SQL)
         return [row[0] for row in rows]
+
+
+def _weight(weight: float, symbol: str, written: frozenset[str]) -> float:
+    """A chunk's ranking weight, with a symbol the question names by name not marked down.
+
+    Deprecated and private symbols rank at half so that a question finds what replaced them
+    or the public option first; one that asks about `grpc.WithTimeout` by name wants it.
+    """
+    return max(weight, CODE_WEIGHT) if is_named(symbol, written) else weight
 
 
 def _marks(ids: list[int]) -> str:

@@ -105,6 +105,25 @@ def mentioned_names(question: str) -> list[str]:
     return names
 
 
+def named_keys(question: str) -> frozenset[str]:
+    """The folded keys of the names a question writes as code, and of their last parts.
+
+    ``cobra.ExactValidArgs`` gives ``cobra.exactvalidargs`` and ``exactvalidargs``: the last
+    part alone is how a package- or variable-qualified name reaches its symbol.
+    """
+    keys: set[str] = set()
+    for name in mentioned_names(question):
+        keys.update((fold(name), fold(name.rsplit(".", 1)[-1])))
+    return frozenset(keys)
+
+
+def is_named(symbol: str, keys: frozenset[str]) -> bool:
+    """Whether ``symbol`` (``Name`` or ``Type.Member``) is one of the names ``keys`` came from."""
+    if not keys or not symbol:
+        return False
+    return fold(symbol) in keys or fold(symbol.rsplit(".", 1)[-1]) in keys
+
+
 def _stem(word: str) -> str:
     # Enough to let "update", "updates", "updated" and "updating" meet; nothing cleverer.
     for suffix in ("ing", "ed", "es", "s"):

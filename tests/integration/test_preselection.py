@@ -4,11 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import config as config_module
 from bot.engine import Engine
 from bot.index import retriever as retriever_module
 from bot.index.retriever import FtsRetriever
-from tests.gitrepo import make_repo
+from tests.localindex import built_engine
 
 FILLER = "The handbook says a great deal about other matters here. " * 6
 
@@ -23,18 +22,12 @@ def _sections(prefix: str, counts: list[int]) -> str:
 
 @pytest.fixture
 async def engine(tmp_path: Path):
-    estate = tmp_path / "estate"
     # The strongest matches are the handbook's; the widgets' are all weaker than any of them.
-    make_repo(estate / "handbook", {"docs/guide.md": _sections("Handbook", [6, 5, 4, 1, 1])})
-    make_repo(estate / "widgets", {"docs/guide.md": _sections("Widgets", [3, 2, 1, 1])})
-    raw = {
-        "sources": {"local": [str(estate)]},
-        "index": {"path": str(tmp_path / "index.sqlite")},
-        "retrieval": {"mode": "bm25"},
+    repos = {
+        "handbook": {"docs/guide.md": _sections("Handbook", [6, 5, 4, 1, 1])},
+        "widgets": {"docs/guide.md": _sections("Widgets", [3, 2, 1, 1])},
     }
-    config = config_module.from_mapping(raw, env={}, base=tmp_path)
-    async with await Engine.open(config) as opened:
-        await opened.refresh()
+    async with built_engine(tmp_path, repos) as opened:
         yield opened
 
 

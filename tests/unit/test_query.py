@@ -48,6 +48,13 @@ def test_words_written_as_code_are_flags_and_single_names_in_backticks():
     assert found == {"dry", "run", "all", "client", "do"}
 
 
+def test_a_name_called_with_its_arguments_is_written_as_code():
+    assert written_as_code('users write try(var.foo, "x") or can (maybe)') == {"try"}
+    assert "try" in query_terms('how do I let users write try(var.foo.bar, "default")?')
+    # with a space before the parenthesis it is prose, and a function word is still dropped
+    assert "try" not in query_terms("should I try (again) to dial?")
+
+
 def test_no_letters_or_digits_means_an_empty_query():
     assert build_query("?!… 🎉 ---") == ""
 

@@ -1,4 +1,13 @@
-from bot.index.symbols import Declared, Route, SymbolTable, fold, mentioned_names, pins
+from bot.index.symbols import (
+    Declared,
+    Route,
+    SymbolTable,
+    fold,
+    is_named,
+    mentioned_names,
+    named_keys,
+    pins,
+)
 
 TABLE = SymbolTable(
     [
@@ -162,3 +171,19 @@ def test_described_needs_every_word_of_the_symbol():
     forms = SymbolTable([Declared(2, "r", "UpdateDetection")])
     for question in ("updating detections", "updated detection", "updates detection"):
         assert forms.described(question) == [2], question
+
+
+def test_a_symbol_is_named_by_its_whole_name_or_a_qualified_last_part_in_any_style():
+    keys = named_keys("is `cobra.ExactValidArgs` gone, and what of update_with_detection?")
+    assert is_named("ExactValidArgs", keys)
+    assert is_named("FaceTrack.update_with_detection", keys)
+    assert is_named("Tracker.updateWithDetection", keys)
+    assert not is_named("ExactArgs", keys)
+    assert not is_named("", keys)
+
+
+def test_prose_names_no_symbol():
+    keys = named_keys("how do I check for exact valid args with a Timeout?")
+    assert keys == frozenset()
+    assert not is_named("ExactValidArgs", keys)
+    assert not is_named("Timeout", keys)
