@@ -143,6 +143,23 @@ Feature: Asking for the passages that answer a question
     Then the exit code is 0
     And passage 1 is "Answering in advance" from "docs/guide/removing.md"
 
+  Scenario: A word written as a call with its arguments is searched, however common in prose
+    Given a git repository "widgets" holding "docs/guide/expressions.md":
+      """
+      # Expressions
+
+      ## The try function
+
+      `try(first, second)` gives the first of its expressions that can be worked out.
+
+      ## Widget files
+
+      Users keep one setting a line.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "how do users write try(a, b)?" --retrieval-only --json`
+    Then passage 1 is "The try function" from "docs/guide/expressions.md"
+
   Scenario: A README's description under its build badges is not a list of links
     When I run `python -m bot.cli ask "what are widgets made of?" --retrieval-only --json`
     Then the exit code is 0
