@@ -34,7 +34,15 @@ func Retries(n int) DialOption { return nil }
 
 @pytest.fixture
 async def engine(tmp_path: Path):
+    # The questions name the repository ("Dial"): the search of it fills the first slots.
     async with built_engine(tmp_path, {"dial": {"dial.go": DIAL_GO}}) as opened:
+        yield opened
+
+
+@pytest.fixture
+async def unnamed_engine(tmp_path: Path):
+    # A repository the questions do not name: the search of everything answers them.
+    async with built_engine(tmp_path, {"netconn": {"dial.go": DIAL_GO}}) as opened:
         yield opened
 
 
@@ -56,3 +64,12 @@ async def test_a_private_constant_ranks_below_the_option_unless_named(engine):
     assert (await _symbols(engine, unnamed))[0] == "Retries"
     named = "how often does Dial try again unless set, and what sets defaultRetries?"
     assert (await _symbols(engine, named))[0] == "defaultRetries"
+
+
+async def test_a_named_symbol_is_not_marked_down_where_no_repository_is_named(unnamed_engine):
+    unnamed = "Dial returns at once and the timeout is ignored: nothing waits, why?"
+    assert (await _symbols(unnamed_engine, unnamed))[0] == "WithBlock"
+    named = "dial.WithTimeout(5*time.Second) is ignored: nothing waits, why?"
+    assert (await _symbols(unnamed_engine, named))[0] == "WithTimeout"
+    private = "how often does Dial try again unless set, and what sets defaultRetries?"
+    assert (await _symbols(unnamed_engine, private))[0] == "defaultRetries"
