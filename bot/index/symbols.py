@@ -118,7 +118,11 @@ def named_keys(question: str) -> frozenset[str]:
 
 
 def is_named(symbol: str, keys: frozenset[str]) -> bool:
-    """Whether ``symbol`` (``Name`` or ``Type.Member``) is one of the names ``keys`` came from."""
+    """Whether ``symbol`` (``Name`` or ``Type.Member``), or its member, is named by ``keys``.
+
+    Styles fold together and a dotted name's last part counts alone, whatever qualifies it:
+    ``conn.Close()`` names every ``Close``, on whichever type.
+    """
     if not keys or not symbol:
         return False
     return fold(symbol) in keys or fold(symbol.rsplit(".", 1)[-1]) in keys

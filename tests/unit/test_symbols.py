@@ -180,6 +180,7 @@ def test_a_symbol_is_named_by_its_whole_name_or_a_qualified_last_part_in_any_sty
     assert is_named("Tracker.updateWithDetection", keys)
     assert not is_named("ExactArgs", keys)
     assert not is_named("", keys)
+    assert is_named("Client.Close", named_keys("does `conn.Close()` block?"))
 
 
 def test_prose_names_no_symbol():
