@@ -73,7 +73,7 @@ def tuned_bm25(api: FTS5ExtensionApi, *args: SQLiteValue) -> float:
     ``api`` reads FTS5's counts for the current row; what every row of the query shares (the
     parameters, the phrases' inverse document frequencies, the average length) is worked out
     at the first row and kept as the query's auxiliary data, as ``bm25()`` keeps it. Called
-    for every row a query scores, so the loop is plain.
+    for every row a query scores, so the loop is plain and asks FTS5 for as little as it can.
     """
     query = api.aux_data
     if query is None:
@@ -85,12 +85,14 @@ def tuned_bm25(api: FTS5ExtensionApi, *args: SQLiteValue) -> float:
             api.column_total_size(-1) / rows if rows else 1.0,
             [idf(rows, _rows_with(api, phrase)) for phrase in range(api.phrase_count)],
         )
+    # Most phrases are in no column of a given row: asking which columns hold one, and only
+    # then for its offsets there, builds far less than asking for every column's offsets.
+    weights = query.weights
     frequencies = []
     for phrase in range(len(query.idfs)):
         f = 0.0
-        for weight, offsets in zip(query.weights, api.phrase_locations(phrase), strict=True):
-            if offsets:
-                f += weight * len(offsets)
+        for column in api.phrase_columns(phrase):
+            f += weights[column] * len(api.phrase_column_offsets(phrase, column))
         frequencies.append(f)
     return -score(frequencies, query.idfs, api.column_size(-1), query.average_length, query.params)
 

@@ -106,10 +106,9 @@ class Retriever(Protocol):
 
 # SQLite's own bm25() picks the rows the tuned one scores: it runs in C, the tuned one in Python,
 # once per row. Over the 256 benchmark questions the best 512 by bm25() held every passage the
-# tuned scores choose (the best 256 missed one). With tuned_bm25 working out a query's shared
-# values once, a search takes p50 16 ms and p95 26 ms where scoring every match took 32 and 72
-# (BENCHMARKS.md, "BM25's two parameters, per index"). The unary plus keeps FTS5 from taking
-# "rowid IN" as a lookup per rowid.
+# tuned scores choose (the best 256 missed one). Preselected, a search took p50 16 ms and p95
+# 26 ms where scoring every match took 32 and 72 (BENCHMARKS.md, "BM25's two parameters, per
+# index"). The unary plus keeps FTS5 from taking "rowid IN" as a lookup per rowid.
 _PRESELECTED = 512
 _RANK_SQL = """
 WITH preselected(id) AS MATERIALIZED (
