@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +84,22 @@ async def open_indexed(config: Config) -> Engine:
         await engine.close()
         raise
     return engine
+
+
+@asynccontextmanager
+async def built_engine(
+    tmp_path: Path, repos: Mapping[str, Mapping[str, str]]
+) -> AsyncIterator[Engine]:
+    """An engine in bm25 mode whose index holds ``repos`` (name to files), each one commit."""
+    estate = tmp_path / "estate"
+    for name, files in repos.items():
+        make_repo(estate / name, dict(files))
+    config = answer_config(tmp_path, estate, "none", extra={"retrieval": {"mode": "bm25"}})
+    engine = await open_indexed(config)
+    try:
+        yield engine
+    finally:
+        await engine.close()
 
 
 def number_of(engine_results: Any, heading: str) -> int:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from bot.engine import Engine
-from tests.localindex import built_engine
+from tests.answering import built_engine
 
 DIAL_GO = """// Package dial opens connections.
 package dial

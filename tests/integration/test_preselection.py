@@ -7,7 +7,7 @@ import pytest
 from bot.engine import Engine
 from bot.index import retriever as retriever_module
 from bot.index.retriever import FtsRetriever
-from tests.localindex import built_engine
+from tests.answering import built_engine
 
 FILLER = "The handbook says a great deal about other matters here. " * 6
 
