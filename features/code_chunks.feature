@@ -155,6 +155,72 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is symbol "WithDialTimeout" of "rpc/dial.go", kind "code", lines 6 to 7
     And passage 2 is symbol "defaultDialTimeout" of "rpc/dial.go", kind "code", lines 3 to 4
 
+  Scenario: A bare enumeration member ranks below the page that explains what it stands for
+    Given a git repository "tmpl" holding "docs/syntax.md":
+      """
+      # Template syntax
+
+      ## Template expressions
+
+      A template expression embeds a sequence of literal text and interpolations in a
+      configuration. An interpolation is written `${ ... }` and is replaced by the value of the
+      expression inside it, converted to a string. A directive is written `%{ ... }` and chooses
+      or repeats a part of the template, with `if`, `else`, `for` and `endfor`.
+
+      A template is written between quotes, or as a heredoc: `<<` or `<<-` and a marker, the
+      heredoc's lines, then the marker alone on its line. A `<<-` heredoc removes the spaces that
+      every one of its lines begins with, so an indented heredoc reads as if it were not: a
+      heredoc's own indentation is not part of its text.
+
+      A literal `${` is written `$${`, and a literal `%{` is written `%%{`.
+
+      ## Comments
+
+      A comment starts with `#` or `//` and runs to the end of its line; `/*` starts one that
+      runs to the next `*/`.
+
+      ## Numbers
+
+      A number is written in decimal, with an optional fraction and exponent.
+
+      ## Operators
+
+      Arithmetic, comparison and logical operators combine expressions, in the usual order.
+
+      ## Conditionals
+
+      `cond ? a : b` is `a` when the condition holds and `b` otherwise.
+
+      ## Function calls
+
+      A function is called by its name and its arguments in parentheses.
+
+      ## Attributes and blocks
+
+      An attribute assigns a value to a name; a block groups attributes under a type and labels.
+      """
+    And a git repository "tmpl" holding "lexer/token.go":
+      """
+      package lexer
+
+      // TokenType says which kind of token the scanner found.
+      type TokenType rune
+
+      const (
+      	TokenOHeredoc TokenType = 'H'
+      	TokenCHeredoc TokenType = 'h'
+      	TokenComment  TokenType = 'C'
+      	TokenNumber   TokenType = 'N'
+      	TokenIdent    TokenType = 'I'
+      	TokenOBrace   TokenType = '{'
+      	TokenCBrace   TokenType = '}'
+      )
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "how does a heredoc strip the indentation?" --retrieval-only --json`
+    Then passage 1 is "Template expressions" from "docs/syntax.md"
+    And passage 2 is symbol "TokenOHeredoc" of "tmpl/lexer/token.go", kind "code", lines 7 to 7
+
   Scenario: A deprecated symbol the question names by name is the passage it asks about
     Given a git repository "dial" holding "dial.go":
       """

@@ -9,7 +9,7 @@ from bot.corpus.code import Unchunkable, chunk_code
 from bot.corpus.markdown import chunk_markdown, title_from_path
 
 # Bump when chunking rules change: every source is then re-read once on its next refresh.
-CORPUS_VERSION = 51
+CORPUS_VERSION = 52
 
 _BINARY_SNIFF_BYTES = 8192
 

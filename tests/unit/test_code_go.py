@@ -408,3 +408,45 @@ def test_code_ranks_below_prose_and_deprecated_or_private_symbols_lower_still():
         "New": CODE_WEIGHT,
         "defaultTimeout": CODE_WEIGHT * UNEXPORTED_WEIGHT,
     }
+
+
+def test_bare_enumeration_members_rank_at_half_and_constants_that_say_something_do_not():
+    from bot.corpus.code import chunk_code
+    from bot.corpus.code.source import CODE_WEIGHT, ENUM_MEMBER_WEIGHT, UNEXPORTED_WEIGHT
+
+    source = (
+        b"package p\n\n"
+        b"type Kind int\n\n"
+        b"type Token rune\n\n"
+        b"const (\n"
+        b"\tCounted Kind = iota\n"
+        b"\tRepeated\n"
+        b"\tShifted = 1 << iota\n"
+        b"\tOpening Token = '{'\n"
+        b"\tcounted Kind = iota\n"
+        b"\t// Documented has its own comment.\n"
+        b"\tDocumented Kind = iota\n"
+        b"\tRemarked Kind = iota // and a comment beside it\n"
+        b"\tComma rune = ','\n"
+        b"\tWire Kind = 7\n"
+        b'\tName Token = "name"\n'
+        b")\n\n"
+        b"const Alone Kind = iota\n"
+    )
+    weights = {c.symbol: c.weight for c in chunk_code("p.go", source) if c.symbol}
+    bare = CODE_WEIGHT * ENUM_MEMBER_WEIGHT
+    assert weights == {
+        "Kind": CODE_WEIGHT,
+        "Token": CODE_WEIGHT,
+        "Counted": bare,
+        "Repeated": bare,
+        "Shifted": bare,
+        "Opening": bare,
+        "counted": bare * UNEXPORTED_WEIGHT,
+        "Documented": CODE_WEIGHT,
+        "Remarked": CODE_WEIGHT,
+        "Comma": CODE_WEIGHT,
+        "Wire": CODE_WEIGHT,
+        "Name": CODE_WEIGHT,
+        "Alone": CODE_WEIGHT,
+    }

@@ -18,7 +18,9 @@ line where its body opens. In a grouped declaration (``const ( ... )``) every co
 chunk of its own, so a citation points at its line; one without a comment of its own has
 the group's comment summarised in its heading path, since Go reads that comment as
 describing every member; one without a value of its own has the type and value it repeats
-(``implicitly Kind = iota, iota = 2``) there too.
+(``implicitly Kind = iota, iota = 2``) there too. A grouped constant with no comment of its
+own whose value only numbers it (``iota``, none written, a character code of its own type) is
+a bare enumeration member, which ranks at half weight.
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ _SUMMARY_CHARS = 120
 ConstGroups = Literal["each", "block"]
 """How a grouped ``const ( ... )`` is cut: a chunk per constant (the default, chosen on the
 retrieval benchmark), or one chunk per group with every name in its search terms."""
+
+# Go's own basic types, which a constant of an enumeration's own type is not.
+_PREDECLARED_TEXT = """
+bool byte complex64 complex128 float32 float64 int int8 int16 int32 int64 rune string uint
+uint8 uint16 uint32 uint64 uintptr
+"""
+_PREDECLARED_TYPES = frozenset(_PREDECLARED_TEXT.split())
 
 _SPEC_TYPES = {
     "const_declaration": ("const_spec",),
@@ -193,7 +202,20 @@ class _Cutter:
             symbol = self._symbol(kept[0], tuple(kept), members, at, self._spec_end(spec))
             has_own_doc = symbol.first_line < self.lines.line_of(spec.start_byte)
             context = tuple(c for c in ("" if has_own_doc else summary, implicit) if c)
-            yield replace(symbol, heading_path=(*context, *symbol.heading_path))
+            bare = (
+                decl.type == "const_declaration"
+                and not has_own_doc
+                and not self._comment_beside(members, at)
+                and _only_numbers(spec)
+            )
+            yield replace(symbol, heading_path=(*context, *symbol.heading_path), enum_member=bare)
+
+    def _comment_beside(self, members: Sequence[Node], at: int) -> bool:
+        """Whether a comment follows the spec on its last line (``Read Mode = iota // r``)."""
+        if at + 1 >= len(members) or not _is_comment(members[at + 1]):
+            return False
+        spec_end = self.lines.last_line_of(members[at].start_byte, members[at].end_byte)
+        return self.lines.line_of(members[at + 1].start_byte) == spec_end
 
     def _names(self, decl: Node, spec: Node) -> list[str]:
         """The spec's names that make it kept, first the one it is known by; [] to skip it."""
@@ -269,6 +291,25 @@ def _implicit_value(spec: Node, repeated: str, position: int) -> tuple[str, str]
     if re.search(r"\biota\b", repeated):
         text += f", iota = {position}"
     return text, repeated
+
+
+def _only_numbers(spec: Node) -> bool:
+    """Whether a grouped constant's value only tells it apart from the group's others.
+
+    So it is when none is written (it repeats the group's, ``iota`` counting on), when it
+    counts with ``iota``, or when it is a character code of a type of its own
+    (``TokenOHeredoc TokenType = 'H'``). A string or a number says something: a wire name, a
+    default, a limit. So does a character of a predeclared type (``Comma rune = ','``).
+    """
+    value = spec.child_by_field_name("value")
+    if value is None or re.search(r"\biota\b", text_of(value)):
+        return True
+    kind = spec.child_by_field_name("type")
+    return (
+        kind is not None
+        and text_of(kind) not in _PREDECLARED_TYPES
+        and [c.type for c in value.named_children] == ["rune_literal"]
+    )
 
 
 def _receiver_type(method: Node) -> str:

@@ -45,18 +45,22 @@ _DEPRECATED = re.compile(r"^\s*(?://|#|///)?\s*Deprecated:|\.\. deprecated::|#\[
 CODE_WEIGHT = 0.9
 DEPRECATED_WEIGHT = 0.5
 UNEXPORTED_WEIGHT = 0.5
+ENUM_MEMBER_WEIGHT = 0.5
 
 
-def ranking_weight(text: str, *, exported: bool = True) -> float:
+def ranking_weight(text: str, *, exported: bool = True, enum_member: bool = False) -> float:
     """A code passage's ranking multiplier.
 
     A deprecated symbol ranks lower still: a question should find what replaced it first.
     So does one callers cannot use (a private constant, kept for its value): short
     and full of common words (``defaultDialTimeout = 5 * time.Second``), such constants
-    otherwise outrank the option a question is about.
+    otherwise outrank the option a question is about. So does a bare enumeration member
+    (``TokenOHeredoc TokenType = 'H'``): its passage is its name, which outranks the page
+    that explains what the name stands for.
     """
     weight = CODE_WEIGHT * (DEPRECATED_WEIGHT if _DEPRECATED.search(text) else 1.0)
-    return weight if exported else weight * UNEXPORTED_WEIGHT
+    weight = weight if exported else weight * UNEXPORTED_WEIGHT
+    return weight * ENUM_MEMBER_WEIGHT if enum_member else weight
 
 
 class Unchunkable(Exception):
@@ -80,6 +84,8 @@ class Symbol:
         exported: whether code outside the package or module can use it (the only symbols
             kept that it cannot are constants: Go's unexported ones, Python's private ones,
             Rust's without ``pub``).
+        enum_member: whether it is a bare member of an enumeration, a constant that says
+            nothing its name does not (see ``ranking_weight``).
     """
 
     symbol: str
@@ -89,6 +95,7 @@ class Symbol:
     last_line: int
     names: tuple[str, ...] = ()
     exported: bool = True
+    enum_member: bool = False
 
 
 class SourceLines:
@@ -177,7 +184,9 @@ class SourceLines:
                     anchor="",
                     symbol=symbol.symbol,
                     terms=terms,
-                    weight=ranking_weight(text, exported=symbol.exported),
+                    weight=ranking_weight(
+                        text, exported=symbol.exported, enum_member=symbol.enum_member
+                    ),
                 )
             )
         return out
