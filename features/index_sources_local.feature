@@ -245,7 +245,7 @@ Feature: Explaining which local repositories are indexed
     And the index has been built
     When I run `python -m bot.cli index sources --json`
     Then "notes.md" is listed as missing, under its name and path
-    And the output says "notes.md is a file, not a repository or a directory of repositories"
+    And the output says "notes.md is a file, not a repository or a directory of repositories: correct or remove it in sources.local"
 
   Scenario: A bare mirror in a configured directory is indexed under its name
     Given a bare mirror "gadgets.git" in the estate of a repository holding "README.md":
