@@ -102,6 +102,17 @@ def linked_worktree(world: World, name: str, path: str, docstring: str) -> None:
     commit(world.estate / name, {path: docstring + "\n"})
 
 
+@given(parsers.parse('a submodule checkout "{name}" in the estate, copied out of its superproject'))
+def submodule_copied_out(world: World, name: str) -> None:
+    # Its .git file names ../.git/modules/NAME: the superproject's, not the estate's.
+    make_repo(world.root / "origin" / name, {"README.md": f"# {name}\n"})
+    superproject = world.root / "super"
+    make_repo(superproject, {"README.md": "# Super\n"})
+    source = str(world.root / "origin" / name)
+    git(superproject, "-c", "protocol.file.allow=always", "submodule", "add", "-q", source, name)
+    shutil.copytree(superproject / name, world.estate / name)
+
+
 @given(parsers.parse('the main repository of "{name}" is moved away'))
 def main_repository_moved(world: World, name: str) -> None:
     (world.root / "main" / name).rename(world.root / "main" / f"{name}-moved")
