@@ -191,7 +191,7 @@ def _repositories_dir(repos: Path) -> Path:
             "git repositories"
         )
     # Measured over nothing, every figure would be a zero that looks like a result.
-    candidates = discover_local([repos], ())
+    candidates = discover_local([repos], (), setting=None)
     if not any(c.admitted for c in candidates):
         why = "; ".join(
             c.detail if c.verdict is Verdict.UNRESOLVED else f"{c.name} {c.detail}"

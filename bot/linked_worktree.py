@@ -1,5 +1,8 @@
 """A linked worktree (``git worktree add``): where its git directories are, and a lost link.
 
+A submodule's checkout has a ``.git`` file too, naming its history in the superproject's
+``.git/modules``; a lost link of that kind is told apart here as well.
+
 Its ``.git`` is a file naming its own git directory inside the main repository's
 (``<main>/.git/worktrees/<id>``: its HEAD and index), whose ``commondir`` file names the
 directory it shares with the main repository: the objects, the configuration, packed-refs and
@@ -10,6 +13,7 @@ repository at all, which says neither what happened nor how to mend it.
 
 from __future__ import annotations
 
+import itertools
 import shlex
 from pathlib import Path
 
@@ -48,17 +52,21 @@ def common_dir(git_dir: Path) -> Path:
 
 
 def lost_link(repo_path: Path) -> str | None:
-    """Why git cannot open the linked worktree at ``repo_path``, when its main repository lost it.
+    """Why git cannot open ``repo_path``, when its ``.git`` file names a directory that is gone.
 
-    Nothing is said of a worktree whose git directory is there, nor of a ``.git`` file naming
-    anything other than a worktree's entry in a main repository: git's own account stands.
+    That is a linked worktree its main repository lost, or a submodule's checkout without its
+    superproject's copy of its history (``<superproject>/.git/modules/<name>``), or any other
+    ``.git`` file whose directory moved. Nothing is said where that directory is there: git's
+    own account stands.
     """
     git_file = repo_path / ".git"
     if not git_file.is_file():
         return None
     git_dir = named_git_dir(git_file)
-    if git_dir is None or git_dir.exists() or git_dir.parent.name != "worktrees":
+    if git_dir is None or git_dir.exists():
         return None
+    if git_dir.parent.name != "worktrees":
+        return _lost_git_dir(git_dir)
     main_git_dir = git_dir.parent.parent
     main = main_git_dir.parent if main_git_dir.name == ".git" else main_git_dir
     if main_git_dir.is_dir():
@@ -72,4 +80,22 @@ def lost_link(repo_path: Path) -> str | None:
         f"is a linked worktree whose main repository is no longer at {main} (moved or "
         "deleted), so git cannot open it: run 'git worktree repair "
         f"{shlex.quote(str(repo_path))}' in the main repository where it is now"
+    )
+
+
+def _lost_git_dir(git_dir: Path) -> str:
+    """Why a ``.git`` file that names no worktree leads nowhere, and what to do."""
+    parts = git_dir.parts
+    # A superproject keeps each submodule's history in its own .git/modules/<name>.
+    if any(a == ".git" and b == "modules" for a, b in itertools.pairwise(parts)):
+        return (
+            f"is a submodule's checkout whose history, {git_dir}, is not there (its "
+            "superproject moved, or the checkout was copied out of it), so git cannot open it: "
+            "run 'git submodule update --init' in the superproject, or list a clone of the "
+            "submodule's own repository instead"
+        )
+    return (
+        f"has a .git file naming {git_dir} as its git directory, which is not there, so git "
+        "cannot open it: correct the path in the .git file, or list a clone of the repository "
+        "instead"
     )

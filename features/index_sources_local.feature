@@ -245,7 +245,7 @@ Feature: Explaining which local repositories are indexed
     And the index has been built
     When I run `python -m bot.cli index sources --json`
     Then "notes.md" is listed as missing, under its name and path
-    And the output says "notes.md is a file, not a repository or a directory of repositories"
+    And the output says "notes.md is a file, not a repository or a directory of repositories: correct or remove it in sources.local"
 
   Scenario: A bare mirror in a configured directory is indexed under its name
     Given a bare mirror "gadgets.git" in the estate of a repository holding "README.md":
@@ -277,6 +277,16 @@ Feature: Explaining which local repositories are indexed
     And source "widgets" is "admitted" by clause "local"
     When I run `python -m bot.cli ask "what do gadgets do when they are ready" --retrieval-only --json`
     Then a passage comes from "gadgets"
+
+  Scenario: A submodule's checkout copied out of its superproject says how to mend it
+    Given a submodule checkout "gadgets" in the estate, copied out of its superproject
+    When I run `python -m bot.cli index build`
+    Then the exit code is 0
+    And the output says "is a submodule's checkout whose history"
+    And the output says "run 'git submodule update --init' in the superproject, or list a clone of the submodule's own repository instead"
+    When I run `python -m bot.cli index sources --json`
+    Then source "gadgets" is "unresolved" by clause "missing"
+    And source "widgets" is "admitted" by clause "local"
 
   Scenario: A repository with nothing committed yet is rejected as empty, and the build succeeds
     Given an empty git repository "fresh" in the estate

@@ -48,7 +48,7 @@ def status_missing_never_indexed(world: World, entry: str) -> None:
     rows = {row["source"]: row for row in world.json()["sources"]}
     row = rows[f"{path.name} (missing at {path})"]
     assert (row["verdict"], row["clause"], row["indexed_at"]) == ("unresolved", "missing", None)
-    assert row["detail"] == f"{path} does not exist"
+    assert row["detail"] == f"{path} does not exist: correct or remove it in sources.local"
 
 
 @given(parsers.parse('the repository "{name}" is deleted from the estate'))
@@ -100,6 +100,17 @@ def linked_worktree(world: World, name: str, path: str, docstring: str) -> None:
     make_repo(main, {"README.md": f"# {name}\n\nThe main branch.\n"})
     git(main, "worktree", "add", "-q", "-b", "feature", str(world.estate / name))
     commit(world.estate / name, {path: docstring + "\n"})
+
+
+@given(parsers.parse('a submodule checkout "{name}" in the estate, copied out of its superproject'))
+def submodule_copied_out(world: World, name: str) -> None:
+    # Its .git file names ../.git/modules/NAME: the superproject's, not the estate's.
+    make_repo(world.root / "origin" / name, {"README.md": f"# {name}\n"})
+    superproject = world.root / "super"
+    make_repo(superproject, {"README.md": "# Super\n"})
+    source = str(world.root / "origin" / name)
+    git(superproject, "-c", "protocol.file.allow=always", "submodule", "add", "-q", source, name)
+    shutil.copytree(superproject / name, world.estate / name)
 
 
 @given(parsers.parse('the main repository of "{name}" is moved away'))

@@ -66,6 +66,7 @@ def discover_local(
     *,
     embedded: bool = False,
     indexed: Mapping[str, str] | None = None,
+    setting: str | None = "sources.local",
 ) -> list[Candidate]:
     """Return a candidate for every repository the configured paths name.
 
@@ -82,6 +83,9 @@ def discover_local(
     and its path. A repository with no commit yet is rejected as ``empty``, as a GitLab
     project is; one that cannot be read to tell (unreadable since it was listed, or one git
     cannot open) is unresolved under its own name, and the others are read as usual.
+
+    ``setting`` is what the paths were configured by: a path that cannot be used says to
+    correct it there. None leaves that advice to the caller (the benchmark's ``--repos``).
     """
     found: list[tuple[str, Path]] = []
     unusable: list[tuple[Path, str]] = []
@@ -93,7 +97,7 @@ def discover_local(
         if embedded:
             found.append((EMBEDDED_NAME, path))
             continue
-        repositories, problems = _reach(path)
+        repositories, problems = _reach(path, setting)
         for where, problem in problems:
             excluded = _excluded_name(where, exclude)
             if excluded is not None:
@@ -137,17 +141,20 @@ def discover_local(
     ]
 
 
-def _reach(path: Path) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]]:
+def _reach(
+    path: Path, setting: str | None
+) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]]:
     """The repositories a configured path names, and the places there that cannot be used.
 
-    Such a place is the path itself, or an entry of the directory it is, each with why.
+    Such a place is the path itself, or an entry of the directory it is, each with why and,
+    given the ``setting`` it was configured by, what to do.
     """
     try:
-        return _look_in(path)
+        return _look_in(path, setting)
     except OSError as exc:
         # Permission denied, a name too long, a disk failing: nothing is known of what the
         # path holds, so it is unresolved like a missing one and what it held keeps answering.
-        repair = f"correct the path in sources.local or {LET_READ}"
+        repair = f"correct the path in {setting} or {LET_READ}" if setting else LET_READ
         return [], [(path, unreadable(_reason(path, exc), repair))]
 
 
@@ -184,11 +191,16 @@ def _reason(path: Path, exc: OSError) -> str:
     return f"{said}: {os.fsdecode(exc.filename)}" if inside else said
 
 
-def _look_in(path: Path) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]]:
+def _look_in(
+    path: Path, setting: str | None
+) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]]:
+    # A path moved, mistyped or deleted: which, only the operator knows.
+    fix = f"correct or remove it in {setting}" if setting else None
     if not path.exists():
-        return [], [(path, "does not exist")]
+        return [], [(path, _advised("does not exist", fix))]
     if not path.is_dir():
-        return [], [(path, "is a file, not a repository or a directory of repositories")]
+        file = "is a file, not a repository or a directory of repositories"
+        return [], [(path, _advised(file, fix))]
     if is_repository(path):
         return [(_name(path), path)], []
     repositories: list[tuple[str, Path]] = []
@@ -202,8 +214,13 @@ def _look_in(path: Path) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]
         except OSError as exc:
             unreadable.append((child, _unreadable_entry(path, child, exc)))
     if not repositories and not unreadable:
-        return [], [(path, "holds no git repositories (and is not one)")]
+        empty = "holds no git repositories (and is not one)"
+        return [], [(path, _advised(empty, f"put one there, or {fix}" if fix else None))]
     return repositories, unreadable
+
+
+def _advised(fact: str, fix: str | None) -> str:
+    return f"{fact}: {fix}" if fix else fact
 
 
 def _unreadable_entry(directory: Path, entry: Path, exc: OSError) -> str:

@@ -77,6 +77,7 @@ def test_repos_holding_no_repository_is_a_usage_error(home, tmp_path, capsys):
     code, message = bench(capsys, questions, nothing)
     assert code == 2
     assert "has nothing to index" in message and "holds no git repositories" in message
+    assert "sources.local" not in message  # the benchmark's directory is --repos
     (nothing / "fresh").mkdir()
     git(nothing / "fresh", "init", "-q")
     code, message = bench(capsys, questions, nothing)

@@ -496,7 +496,10 @@ def test_status_shows_a_source_answered_from_its_last_index_as_unresolved(home, 
     status = json.loads(out)
     (row,) = status["sources"]
     assert (row["verdict"], row["clause"]) == ("unresolved", "missing")
-    assert row["detail"] == f"{tmp_path / 'solo'} does not exist"
+    assert (
+        row["detail"]
+        == f"{tmp_path / 'solo'} does not exist: correct or remove it in sources.local"
+    )
     assert row["documents"] == 1
     assert status["totals"]["unresolved"] == 1
     _, out, _ = run(capsys, "index", "status")
@@ -520,7 +523,10 @@ def test_status_shows_an_unresolved_source_never_indexed_and_what_to_do(
     monkeypatch.setenv("COLUMNS", "1000")  # wide enough that no cell wraps
     _, out, _ = run(capsys, "index", "status")
     assert "1 unresolved" in out
-    assert f"{tmp_path / 'gone'} does not exist; it has never been indexed" in out
+    assert (
+        f"{tmp_path / 'gone'} does not exist: correct or remove it in sources.local; it has never "
+        "been indexed"
+    ) in out
     assert "never been indexed, so nothing is answered from it" in out
     assert "'python -m bot.cli index build' indexes it" in out
 

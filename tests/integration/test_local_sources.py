@@ -119,7 +119,12 @@ async def test_every_excluded_repository_of_a_name_is_stored_with_its_own_path(t
 
 
 def _missing(path: Path) -> tuple[str, str, str, str]:
-    return (str(path), "unresolved", "missing", f"{path} does not exist")
+    return (
+        str(path),
+        "unresolved",
+        "missing",
+        f"{path} does not exist: correct or remove it in sources.local",
+    )
 
 
 @pytest.mark.parametrize("missing_first", [False, True], ids=["after", "before"])
@@ -189,7 +194,8 @@ async def test_a_file_listed_as_a_source_is_said_to_be_a_file(tmp_path):
     assert _verdicts(report)[f"notes.md (missing at {tmp_path / 'notes.md'})"] == (
         "unresolved",
         "missing",
-        f"{tmp_path / 'notes.md'} is a file, not a repository or a directory of repositories",
+        f"{tmp_path / 'notes.md'} is a file, not a repository or a directory of repositories: "
+        "correct or remove it in sources.local",
     )
 
 

@@ -2,6 +2,7 @@
 
 import os
 import shlex
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -284,6 +285,35 @@ def test_a_linked_worktree_naming_its_git_directory_relatively_names_the_main_re
         f"{linked} is a linked worktree whose main repository is no longer at {tmp_path / 'main'} "
         f"(moved or deleted), so git cannot open it: run 'git worktree repair {linked}' in the "
         "main repository where it is now"
+    )
+
+
+def test_a_submodule_checkout_copied_out_of_its_superproject_says_how_to_mend_it(tmp_path):
+    # Its .git file names its history in the superproject's .git/modules, relative to itself.
+    make_repo(tmp_path / "lib", {"README.md": "# Lib\n"})
+    make_repo(tmp_path / "app", {"README.md": "# App\n"})
+    git(tmp_path / "app", "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../lib")
+    copied = tmp_path / "copied"
+    shutil.copytree(tmp_path / "app" / "lib", copied)
+    history = tmp_path / ".git" / "modules" / "lib"  # where ../.git/modules/lib leads from it
+    assert _read_all(copied) == (
+        f"{copied} is a submodule's checkout whose history, {history}, "
+        "is not there (its superproject moved, or the checkout was copied out of it), so git "
+        "cannot open it: run 'git submodule update --init' in the superproject, or list a clone "
+        "of the submodule's own repository instead"
+    )
+
+
+def test_a_git_file_naming_a_directory_that_is_gone_says_so(tmp_path):
+    make_repo(tmp_path / "repo", {"README.md": "# Alpha\n"})
+    (tmp_path / "repo" / ".git").rename(tmp_path / "history")
+    (tmp_path / "repo" / ".git").write_text(f"gitdir: {tmp_path / 'history'}\n")
+    assert git(tmp_path / "repo", "rev-parse", "--is-inside-work-tree") == "true"
+    (tmp_path / "history").rename(tmp_path / "moved")
+    assert _read_all(tmp_path / "repo") == (
+        f"{tmp_path / 'repo'} has a .git file naming {tmp_path / 'history'} as its git "
+        "directory, which is not there, so git cannot open it: correct the path in the .git "
+        "file, or list a clone of the repository instead"
     )
 
 
