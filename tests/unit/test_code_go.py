@@ -423,15 +423,21 @@ def test_bare_enumeration_members_rank_at_half_and_constants_that_say_something_
         b"\tRepeated\n"
         b"\tShifted = 1 << iota\n"
         b"\tOpening Token = '{'\n"
+        b"\tClosing\n"
         b"\tcounted Kind = iota\n"
         b"\t// Documented has its own comment.\n"
         b"\tDocumented Kind = iota\n"
         b"\tRemarked Kind = iota // and a comment beside it\n"
         b"\tComma rune = ','\n"
+        b"\tBracketed (rune) = ';'\n"
         b"\tWire Kind = 7\n"
+        b"\tRepeatsWire\n"
         b'\tName Token = "name"\n'
+        b'\tQuoted = "counted with iota"\n'
+        b'\tMixed, Named = iota, "name"\n'
         b")\n\n"
-        b"const Alone Kind = iota\n"
+        b"const Alone Kind = iota\n\n"
+        b"var (\n\tValueless Kind\n)\n"
     )
     weights = {c.symbol: c.weight for c in chunk_code("p.go", source) if c.symbol}
     bare = CODE_WEIGHT * ENUM_MEMBER_WEIGHT
@@ -442,11 +448,17 @@ def test_bare_enumeration_members_rank_at_half_and_constants_that_say_something_
         "Repeated": bare,
         "Shifted": bare,
         "Opening": bare,
+        "Closing": bare,
         "counted": bare * UNEXPORTED_WEIGHT,
         "Documented": CODE_WEIGHT,
         "Remarked": CODE_WEIGHT,
         "Comma": CODE_WEIGHT,
+        "Bracketed": CODE_WEIGHT,
         "Wire": CODE_WEIGHT,
+        "RepeatsWire": CODE_WEIGHT,
         "Name": CODE_WEIGHT,
+        "Quoted": CODE_WEIGHT,
+        "Mixed": CODE_WEIGHT,
         "Alone": CODE_WEIGHT,
+        "Valueless": CODE_WEIGHT,
     }

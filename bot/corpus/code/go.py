@@ -19,8 +19,8 @@ chunk of its own, so a citation points at its line; one without a comment of its
 the group's comment summarised in its heading path, since Go reads that comment as
 describing every member; one without a value of its own has the type and value it repeats
 (``implicitly Kind = iota, iota = 2``) there too. A grouped constant with no comment of its
-own whose value only numbers it (``iota``, none written, a character code of its own type) is
-a bare enumeration member, which ranks at half weight.
+own whose value only numbers it (counted with ``iota``, or a character code of its own type,
+written or repeated) is a bare enumeration member, which ranks at half weight.
 """
 
 from __future__ import annotations
@@ -189,6 +189,7 @@ class _Cutter:
                 )
             return
         repeated = ""  # the type and value a grouped constant without its own repeats
+        numbering = False  # whether that value only numbers the constants that carry it
         position = -1  # iota: the spec's index in the group, counting skipped specs too
         for at, spec in enumerate(members):
             if spec.type not in wanted:
@@ -197,17 +198,14 @@ class _Cutter:
             if decl.type == "const_declaration":
                 position += 1
                 implicit, repeated = _implicit_value(spec, repeated, position)
+                if spec.child_by_field_name("value") is not None:
+                    numbering = _only_numbers(spec)
             if not (kept := self._names(decl, spec)):
                 continue
             symbol = self._symbol(kept[0], tuple(kept), members, at, self._spec_end(spec))
             has_own_doc = symbol.first_line < self.lines.line_of(spec.start_byte)
             context = tuple(c for c in ("" if has_own_doc else summary, implicit) if c)
-            bare = (
-                decl.type == "const_declaration"
-                and not has_own_doc
-                and not self._comment_beside(members, at)
-                and _only_numbers(spec)
-            )
+            bare = numbering and not has_own_doc and not self._comment_beside(members, at)
             yield replace(symbol, heading_path=(*context, *symbol.heading_path), enum_member=bare)
 
     def _comment_beside(self, members: Sequence[Node], at: int) -> bool:
@@ -294,22 +292,36 @@ def _implicit_value(spec: Node, repeated: str, position: int) -> tuple[str, str]
 
 
 def _only_numbers(spec: Node) -> bool:
-    """Whether a grouped constant's value only tells it apart from the group's others.
+    """Whether the values a grouped constant writes only tell it apart from the group's others.
 
-    So it is when none is written (it repeats the group's, ``iota`` counting on), when it
-    counts with ``iota``, or when it is a character code of a type of its own
-    (``TokenOHeredoc TokenType = 'H'``). A string or a number says something: a wire name, a
-    default, a limit. So does a character of a predeclared type (``Comma rune = ','``).
+    So they do when each counts with ``iota``, or when each is a character code of a type of
+    the constant's own (``TokenOHeredoc TokenType = 'H'``). A string or a number says
+    something: a wire name, a default, a limit. So does a character of a predeclared type
+    (``Comma rune = ','``). A constant that writes no value repeats the last one written,
+    and is judged by it.
     """
     value = spec.child_by_field_name("value")
-    if value is None or re.search(r"\biota\b", text_of(value)):
+    values = value.named_children if value is not None else []
+    if not values:
+        return False
+    if all(_counts_with_iota(v) for v in values):
         return True
     kind = spec.child_by_field_name("type")
-    return (
-        kind is not None
-        and text_of(kind) not in _PREDECLARED_TYPES
-        and [c.type for c in value.named_children] == ["rune_literal"]
-    )
+    while kind is not None and kind.type == "parenthesized_type":
+        kind = next(iter(kind.named_children), None)
+    own_type = kind is not None and text_of(kind) not in _PREDECLARED_TYPES
+    return own_type and all(v.type == "rune_literal" for v in values)
+
+
+def _counts_with_iota(expression: Node) -> bool:
+    """Whether ``iota`` itself, not a word in a string, is part of ``expression``."""
+    pending = [expression]
+    while pending:
+        node = pending.pop()
+        if node.type == "iota":
+            return True
+        pending.extend(node.named_children)
+    return False
 
 
 def _receiver_type(method: Node) -> str:
