@@ -13,7 +13,6 @@ repository at all, which says neither what happened nor how to mend it.
 
 from __future__ import annotations
 
-import itertools
 import shlex
 from pathlib import Path
 
@@ -66,7 +65,7 @@ def lost_link(repo_path: Path) -> str | None:
     if git_dir is None or git_dir.exists():
         return None
     if git_dir.parent.name != "worktrees":
-        return _lost_git_dir(git_dir)
+        return _lost_git_dir(repo_path, git_dir)
     main_git_dir = git_dir.parent.parent
     main = main_git_dir.parent if main_git_dir.name == ".git" else main_git_dir
     if main_git_dir.is_dir():
@@ -83,19 +82,47 @@ def lost_link(repo_path: Path) -> str | None:
     )
 
 
-def _lost_git_dir(git_dir: Path) -> str:
+def _lost_git_dir(repo_path: Path, git_dir: Path) -> str:
     """Why a ``.git`` file that names no worktree leads nowhere, and what to do."""
-    parts = git_dir.parts
-    # A superproject keeps each submodule's history in its own .git/modules/<name>.
-    if any(a == ".git" and b == "modules" for a, b in itertools.pairwise(parts)):
+    superproject = _superproject(git_dir)
+    if superproject is None:
         return (
-            f"is a submodule's checkout whose history, {git_dir}, is not there (its "
-            "superproject moved, or the checkout was copied out of it), so git cannot open it: "
-            "run 'git submodule update --init' in the superproject, or list a clone of the "
-            "submodule's own repository instead"
+            f"has a .git file naming {git_dir} as its git directory, which is not there, so git "
+            "cannot open it: correct the path in the .git file, or list a clone of the "
+            "repository instead"
         )
+    inside = _within(repo_path, superproject) if (superproject / ".git").is_dir() else None
+    if inside is None:
+        # Copied out, its relative link leads nowhere, and nothing in the superproject mends it.
+        return (
+            f"is a submodule's checkout outside its superproject: its .git file leads to "
+            f"{git_dir}, which is not there, so git cannot open it: list the checkout where it "
+            "lies inside its superproject, or a clone of the submodule's own repository"
+        )
+    path = shlex.quote(str(inside))
     return (
-        f"has a .git file naming {git_dir} as its git directory, which is not there, so git "
-        "cannot open it: correct the path in the .git file, or list a clone of the repository "
-        "instead"
+        f"is a submodule's checkout whose history, {git_dir}, is gone from its superproject "
+        f"{superproject}, so git cannot open it: run 'git submodule deinit -f {path}' and then "
+        f"'git submodule update --init {path}' in the superproject"
     )
+
+
+def _superproject(git_dir: Path) -> Path | None:
+    """The superproject whose ``.git/modules`` ``git_dir`` is a submodule's history in, if any.
+
+    A submodule's name may hold slashes (``.git/modules/libs/net``), so the first ``modules``
+    under a ``.git`` is the one.
+    """
+    parts = git_dir.parts
+    for at in range(1, len(parts) - 1):
+        if parts[at - 1] == ".git" and parts[at] == "modules":
+            return Path(*parts[: at - 1])
+    return None
+
+
+def _within(path: Path, directory: Path) -> Path | None:
+    """``path`` relative to ``directory``, or None where it lies elsewhere."""
+    try:
+        return path.resolve().relative_to(directory)
+    except ValueError:
+        return None

@@ -8,8 +8,8 @@ Feature: /status for a source that can no longer be found, and for passages with
     When someone runs /status
     Then the reply says "⚠ **widgets**: refreshed"
     And the reply says "unresolved by missing ("
-    And the reply says "widgets does not exist\: correct or remove it in sources.local), answered from its last index"
-    And the reply says "estate holds no git repositories \(and is not one\)\: put one there, or correct or remove it in sources.local), never indexed"
+    And the reply says "widgets does not exist\: correct or remove the path in sources.local), answered from its last index"
+    And the reply says "estate holds no git repositories \(and is not one\)\: put a git repository there, or correct or remove the path in sources.local), never indexed"
     And the reply says "0 failing, 2 unresolved"
 
   Scenario: /status in hybrid mode says how many passages have no vector yet, and what to do

@@ -245,7 +245,7 @@ Feature: Explaining which local repositories are indexed
     And the index has been built
     When I run `python -m bot.cli index sources --json`
     Then "notes.md" is listed as missing, under its name and path
-    And the output says "notes.md is a file, not a repository or a directory of repositories: correct or remove it in sources.local"
+    And the output says "notes.md is a file, not a repository or a directory of repositories: correct or remove the path in sources.local"
 
   Scenario: A bare mirror in a configured directory is indexed under its name
     Given a bare mirror "gadgets.git" in the estate of a repository holding "README.md":
@@ -282,8 +282,8 @@ Feature: Explaining which local repositories are indexed
     Given a submodule checkout "gadgets" in the estate, copied out of its superproject
     When I run `python -m bot.cli index build`
     Then the exit code is 0
-    And the output says "is a submodule's checkout whose history"
-    And the output says "run 'git submodule update --init' in the superproject, or list a clone of the submodule's own repository instead"
+    And the output says "is a submodule's checkout outside its superproject"
+    And the output says "list the checkout where it lies inside its superproject, or a clone of the submodule's own repository"
     When I run `python -m bot.cli index sources --json`
     Then source "gadgets" is "unresolved" by clause "missing"
     And source "widgets" is "admitted" by clause "local"

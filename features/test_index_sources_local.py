@@ -48,7 +48,7 @@ def status_missing_never_indexed(world: World, entry: str) -> None:
     rows = {row["source"]: row for row in world.json()["sources"]}
     row = rows[f"{path.name} (missing at {path})"]
     assert (row["verdict"], row["clause"], row["indexed_at"]) == ("unresolved", "missing", None)
-    assert row["detail"] == f"{path} does not exist: correct or remove it in sources.local"
+    assert row["detail"] == f"{path} does not exist: correct or remove the path in sources.local"
 
 
 @given(parsers.parse('the repository "{name}" is deleted from the estate'))

@@ -195,7 +195,7 @@ def _look_in(
     path: Path, setting: str | None
 ) -> tuple[list[tuple[str, Path]], list[tuple[Path, str]]]:
     # A path moved, mistyped or deleted: which, only the operator knows.
-    fix = f"correct or remove it in {setting}" if setting else None
+    fix = f"correct or remove the path in {setting}" if setting else None
     if not path.exists():
         return [], [(path, _advised("does not exist", fix))]
     if not path.is_dir():
@@ -215,7 +215,9 @@ def _look_in(
             unreadable.append((child, _unreadable_entry(path, child, exc)))
     if not repositories and not unreadable:
         empty = "holds no git repositories (and is not one)"
-        return [], [(path, _advised(empty, f"put one there, or {fix}" if fix else None))]
+        return [], [
+            (path, _advised(empty, f"put a git repository there, or {fix}" if fix else None))
+        ]
     return repositories, unreadable
 
 

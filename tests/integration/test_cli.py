@@ -498,7 +498,7 @@ def test_status_shows_a_source_answered_from_its_last_index_as_unresolved(home, 
     assert (row["verdict"], row["clause"]) == ("unresolved", "missing")
     assert (
         row["detail"]
-        == f"{tmp_path / 'solo'} does not exist: correct or remove it in sources.local"
+        == f"{tmp_path / 'solo'} does not exist: correct or remove the path in sources.local"
     )
     assert row["documents"] == 1
     assert status["totals"]["unresolved"] == 1
@@ -524,8 +524,8 @@ def test_status_shows_an_unresolved_source_never_indexed_and_what_to_do(
     _, out, _ = run(capsys, "index", "status")
     assert "1 unresolved" in out
     assert (
-        f"{tmp_path / 'gone'} does not exist: correct or remove it in sources.local; it has never "
-        "been indexed"
+        f"{tmp_path / 'gone'} does not exist: correct or remove the path in sources.local; it "
+        "has never been indexed"
     ) in out
     assert "never been indexed, so nothing is answered from it" in out
     assert "'python -m bot.cli index build' indexes it" in out

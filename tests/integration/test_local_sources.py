@@ -123,7 +123,7 @@ def _missing(path: Path) -> tuple[str, str, str, str]:
         str(path),
         "unresolved",
         "missing",
-        f"{path} does not exist: correct or remove it in sources.local",
+        f"{path} does not exist: correct or remove the path in sources.local",
     )
 
 
@@ -195,7 +195,7 @@ async def test_a_file_listed_as_a_source_is_said_to_be_a_file(tmp_path):
         "unresolved",
         "missing",
         f"{tmp_path / 'notes.md'} is a file, not a repository or a directory of repositories: "
-        "correct or remove it in sources.local",
+        "correct or remove the path in sources.local",
     )
 
 

@@ -288,20 +288,44 @@ def test_a_linked_worktree_naming_its_git_directory_relatively_names_the_main_re
     )
 
 
-def test_a_submodule_checkout_copied_out_of_its_superproject_says_how_to_mend_it(tmp_path):
-    # Its .git file names its history in the superproject's .git/modules, relative to itself.
+def _superproject_with_submodule(tmp_path: Path) -> Path:
     make_repo(tmp_path / "lib", {"README.md": "# Lib\n"})
     make_repo(tmp_path / "app", {"README.md": "# App\n"})
     git(tmp_path / "app", "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../lib")
+    return tmp_path / "app"
+
+
+def test_a_submodule_checkout_copied_out_of_its_superproject_says_how_to_mend_it(tmp_path):
+    # Its .git file names its history relative to itself: ../.git/modules/lib.
+    app = _superproject_with_submodule(tmp_path)
     copied = tmp_path / "copied"
-    shutil.copytree(tmp_path / "app" / "lib", copied)
-    history = tmp_path / ".git" / "modules" / "lib"  # where ../.git/modules/lib leads from it
+    shutil.copytree(app / "lib", copied)
     assert _read_all(copied) == (
-        f"{copied} is a submodule's checkout whose history, {history}, "
-        "is not there (its superproject moved, or the checkout was copied out of it), so git "
-        "cannot open it: run 'git submodule update --init' in the superproject, or list a clone "
-        "of the submodule's own repository instead"
+        f"{copied} is a submodule's checkout outside its superproject: its .git file leads to "
+        f"{tmp_path / '.git' / 'modules' / 'lib'}, which is not there, so git cannot open it: "
+        "list the checkout where it lies inside its superproject, or a clone of the submodule's "
+        "own repository"
     )
+
+
+def test_a_submodule_checkout_whose_history_is_gone_says_how_to_mend_it_and_that_mends_it(
+    tmp_path,
+):
+    app = _superproject_with_submodule(tmp_path)
+    shutil.rmtree(app / ".git" / "modules" / "lib")
+    history = app / ".git" / "modules" / "lib"
+    assert _read_all(app / "lib") == (
+        f"{app / 'lib'} is a submodule's checkout whose history, {history}, "
+        f"is gone from its superproject {app}, so git cannot open it: run 'git submodule deinit "
+        "-f lib' and then 'git submodule update --init lib' in the superproject"
+    )
+    git(app, "submodule", "deinit", "-f", "lib")
+    git(app, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "lib")
+    snapshot = GitSnapshot(app / "lib")
+    try:
+        assert [e.path for e in snapshot.files()] == ["README.md"]
+    finally:
+        snapshot.close()
 
 
 def test_a_git_file_naming_a_directory_that_is_gone_says_so(tmp_path):
