@@ -221,6 +221,40 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is "Template expressions" from "docs/syntax.md"
     And passage 2 is symbol "TokenOHeredoc" of "tmpl/lexer/token.go", kind "code", lines 7 to 7
 
+  Scenario: A type the question writes as code brings more of its methods than two
+    Given a git repository "diag" holding "diag.go":
+      """
+      // Package diag reports problems found in a configuration.
+      package diag
+
+      // Diagnostic is one problem: an error or a warning, with where it was found.
+      type Diagnostic struct {
+      	Severity Severity
+      	Summary  string
+      }
+
+      // Severity tells an error from a warning.
+      type Severity int
+
+      // Diagnostics is a list of diagnostics, which may be empty. A non-empty list may hold warnings
+      // only: use it as an error only when it holds one of error severity.
+      type Diagnostics []*Diagnostic
+
+      // Error joins the summaries of every diagnostic in the list, warnings and errors, into one
+      // error message.
+      func (d Diagnostics) Error() string { return "" }
+
+      // Append adds diagnostics to the list, warnings and errors alike, and returns it.
+      func (d Diagnostics) Append(more ...*Diagnostic) Diagnostics { return d }
+
+      // HasErrors reports whether any diagnostic in the list is an error.
+      func (d Diagnostics) HasErrors() bool { return false }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "diag.Diagnostics is not empty but it only holds warnings. how do I check for an actual error?" --retrieval-only --json`
+    Then passage 1 is symbol "Diagnostics" of "diag/diag.go", kind "code", lines 13 to 15
+    And passage 3 is symbol "Diagnostics.HasErrors" of "diag/diag.go", kind "code", lines 24 to 25
+
   Scenario: A deprecated symbol the question names by name is the passage it asks about
     Given a git repository "dial" holding "dial.go":
       """

@@ -178,7 +178,8 @@ class FtsRetriever:
         named_candidates = sorted(
             (c for found in per_source for c in found), key=lambda c: c.score, reverse=True
         )
-        return await self._results(select(named_candidates, general, limit, self._named_slots))
+        chosen = select(named_candidates, general, limit, self._named_slots, written=written)
+        return await self._results(chosen)
 
     async def query(self, question: str) -> str:
         """The full-text query ``question`` is searched with."""

@@ -3,7 +3,9 @@
 Rules (docs/retrieval.md, "Choosing the eight passages"):
 
 - No document takes more than two slots: a changelog's entries all match a question alike.
-  In code, the document is a type with its methods (or a function or constant of its own).
+  In code, the document is a type with its methods (or a function or constant of its own); a
+  type the question writes as code (`hcl.Diagnostics`) takes up to four, since the question
+  asks among its methods.
 - Passages that give the same answer take one slot, the first: the same text once whitespace
   is normalised (a library copied into a second repository), or methods of one name on many
   types of one repository.
@@ -18,7 +20,13 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
+from bot.index.symbols import is_named
+
 PER_DOCUMENT = 2
+# A type the question names by name: "`hcl.Diagnostics` holds only warnings, how do I check for
+# an error?" is answered by one of its methods (`HasErrors`), which two slots, taken by the
+# type and a better-matching method, kept out. Half the slots leaves room for anything else.
+PER_NAMED_TYPE = 4
 # Of the eight slots, those a repository named in the question fills from its own passages;
 # the last one finds the name's mentions elsewhere. Measured: 7 ranks code answers higher than
 # 6 (code hit@8 0.875 -> 0.917) and changes no docs answer; 3 to 5 lose docs answers.
@@ -158,12 +166,15 @@ def select(
     limit: int,
     named_slots: int,
     per_document: int = PER_DOCUMENT,
+    written: frozenset[str] = frozenset(),
 ) -> list[T]:
     """Fill ``limit`` slots with passages.
 
     First up to ``named_slots`` from the named sources' results, then the rest from the full
     question's, then any still empty from the named results again. Both inputs are ranked
-    best first; the output keeps the order slots were filled in.
+    best first; the output keeps the order slots were filled in. ``written`` holds the keys of
+    the names the question writes as code (``bot.index.symbols.named_keys``): a type among
+    them takes up to ``PER_NAMED_TYPE`` slots with its methods.
     """
     chosen: list[T] = []
     per_unit: dict[tuple[int, str], int] = {}
@@ -175,7 +186,8 @@ def select(
             if len(chosen) >= until:
                 return
             unit = cap_unit(result)
-            if result.chunk_id in seen_ids or per_unit.get(unit, 0) >= per_document:
+            cap = PER_NAMED_TYPE if is_named(unit[1], written) else per_document
+            if result.chunk_id in seen_ids or per_unit.get(unit, 0) >= cap:
                 continue
             key = same_answer_key(result)
             if key in seen_text:
