@@ -255,6 +255,61 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is symbol "Diagnostics" of "diag/diag.go", kind "code", lines 13 to 15
     And passage 3 is symbol "Diagnostics.HasErrors" of "diag/diag.go", kind "code", lines 24 to 25
 
+  Scenario: A symbol named with its package comes before a guide that matches as well
+    Given a git repository "values" holding "convert/public.go":
+      """
+      // Package convert turns a value of one type into another.
+      package convert
+
+      // Convert returns the value converted to the wanted type, or an error saying why it cannot be:
+      // a string turns into a number only when it holds one.
+      func Convert(in Value, want Type) (Value, error) { return in, nil }
+
+      // Unify finds one type that every given type converts to.
+      func Unify(types []Type) Type { return nil }
+
+      // GetConversion returns a function that converts values of one type into another.
+      func GetConversion(in, out Type) Conversion { return nil }
+
+      // Conversion is a function that converts a value into another type.
+      type Conversion func(in Value) (Value, error)
+      """
+    And a git repository "values" holding "docs/conversion.md":
+      """
+      # Values
+
+      ## Conversion
+
+      A value of one type may be converted into another type. Strings, numbers and booleans convert
+      into each other where the text allows it: a string that holds no number gives an error when it is
+      converted into a number.
+
+      ## Collections
+
+      A list converts into a set, and a set into a list, element by element.
+
+      ## Unknown values
+
+      An unknown value stands for one that is not known yet, and stays unknown through operations.
+
+      ## Null values
+
+      A null value of any type stands for the absence of a value.
+
+      ## Marks
+
+      A value may carry marks, which operations carry over to their results.
+
+      ## Capsules
+
+      A capsule type wraps a value of the host language that the type system does not know.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "convert.Convert gives an error turning a string into a number, when does that happen?" --retrieval-only --json`
+    Then passage 1 is symbol "Convert" of "values/convert/public.go", kind "code", lines 4 to 6
+    When I run `python -m bot.cli ask "converting gives an error turning a string into a number, when does that happen?" --retrieval-only --json`
+    Then passage 1 is "Conversion" from "docs/conversion.md"
+
   Scenario: A deprecated symbol the question names by name is the passage it asks about
     Given a git repository "dial" holding "dial.go":
       """

@@ -117,6 +117,57 @@ def named_keys(question: str) -> frozenset[str]:
     return frozenset(keys)
 
 
+@dataclass(frozen=True, slots=True)
+class WrittenNames:
+    """What a question writes as code: its names' folded keys, and its qualified pairs."""
+
+    keys: frozenset[str] = frozenset()
+    qualified: frozenset[tuple[str, str]] = frozenset()
+
+    @classmethod
+    def of(cls, question: str) -> WrittenNames:
+        """What ``question`` writes as code."""
+        return cls(named_keys(question), qualified_names(question))
+
+
+NONE_WRITTEN = WrittenNames()
+
+
+def qualified_names(question: str) -> frozenset[tuple[str, str]]:
+    """The folded ``(qualifier, name)`` of each name the question writes with a qualifier.
+
+    ``stdlib.Merge`` gives ``("stdlib", "merge")``, ``cty.Value.Type`` gives
+    ``("value", "type")``: the last part and the one before it.
+    """
+    pairs: set[tuple[str, str]] = set()
+    for name in mentioned_names(question):
+        parts = name.split(".")
+        if len(parts) > 1:
+            pairs.add((fold(parts[-2]), fold(parts[-1])))
+    return frozenset(pairs)
+
+
+def in_named_package(
+    symbol: str, path: str, source: str, qualified: frozenset[tuple[str, str]]
+) -> bool:
+    """Whether the question names ``symbol``, or its type, qualified by the package declaring it.
+
+    The package is read from where the file lies: the directory holding it (``convert.Convert``
+    for ``cty/convert/public.go``), or, for a file at the repository's root, a word of the
+    repository's name (``hcl.Diagnostics`` in ``hcl``, ``gitlab.NewClient`` in ``go-gitlab``).
+    """
+    if not qualified or not symbol:
+        return False
+    owner = fold(symbol.split(".", 1)[0])
+    directory = posixpath.dirname(path)
+    packages = {fold(posixpath.basename(directory))} if directory else _name_words(source)
+    return any(name == owner and qualifier in packages for qualifier, name in qualified)
+
+
+def _name_words(source: str) -> set[str]:
+    return {fold(word) for word in re.findall(r"[^\W_]+", source)}
+
+
 def is_named(symbol: str, keys: frozenset[str]) -> bool:
     """Whether ``symbol`` (``Name`` or ``Type.Member``), or its member, is named by ``keys``.
 

@@ -3,10 +3,12 @@ from bot.index.symbols import (
     Route,
     SymbolTable,
     fold,
+    in_named_package,
     is_named,
     mentioned_names,
     named_keys,
     pins,
+    qualified_names,
 )
 
 TABLE = SymbolTable(
@@ -188,3 +190,19 @@ def test_prose_names_no_symbol():
     assert keys == frozenset()
     assert not is_named("ExactValidArgs", keys)
     assert not is_named("Timeout", keys)
+
+
+def test_a_symbol_is_named_with_its_package_by_its_directory_or_at_the_root_its_repository():
+    qualified = qualified_names("does `stdlib.Merge` keep the last key? and hcl.Diagnostics?")
+    assert qualified == {("stdlib", "merge"), ("hcl", "diagnostics")}
+    merge = ("Merge", "cty/function/stdlib/collection.go", "go-cty")
+    assert in_named_package(*merge, qualified)
+    assert not in_named_package("Merge", "cty/function/other/merge.go", "go-cty", qualified)
+    # A file at the root belongs to the repository's package, named by a word of its name.
+    assert in_named_package("Diagnostics.HasErrors", "diagnostic.go", "hcl", qualified)
+    assert not in_named_package("Diagnostics", "sub/diagnostic.go", "hcl", qualified)
+    gitlab = qualified_names("gitlab.NewClient(token)")
+    assert in_named_package("NewClient", "gitlab.go", "go-gitlab", gitlab)
+    # Named without its package, or not as code, it is not.
+    assert not in_named_package(*merge, qualified_names("does `Merge` keep the last key?"))
+    assert not in_named_package(*merge, qualified_names("does stdlib merge keep the last key?"))
