@@ -221,7 +221,7 @@ Feature: Code is indexed as prose, symbol by symbol
     Then passage 1 is "Template expressions" from "docs/syntax.md"
     And passage 2 is symbol "TokenOHeredoc" of "tmpl/lexer/token.go", kind "code", lines 7 to 7
 
-  Scenario: A type the question writes as code brings more of its methods than two
+  Scenario: A type the question names with its package brings more of its methods than two
     Given a git repository "diag" holding "diag.go":
       """
       // Package diag reports problems found in a configuration.

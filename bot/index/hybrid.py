@@ -35,7 +35,7 @@ from bot.index.query import build_query
 from bot.index.retriever import PASSAGES, FtsRetriever, Result
 from bot.index.selection import NAMED_SLOTS, named_sources, select, without_names
 from bot.index.store import Store
-from bot.index.symbols import Declared, SymbolTable, named_keys, pins
+from bot.index.symbols import Declared, SymbolTable, WrittenNames, pins
 from bot.index.vectors import Matrix, nearest, stack
 
 log = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ class HybridRetriever:
             results(fused_general),
             limit,
             self._named_slots,
-            written=named_keys(question),
+            written=WrittenNames.of(question),
         )
 
     async def query(self, question: str) -> str:

@@ -88,6 +88,7 @@ class Candidate:
     document_id: int
     score: float
     repo: str
+    path: str
     symbol: str
     text_key: str  # for spotting the same text twice without reading it
 
@@ -183,7 +184,7 @@ class FtsRetriever:
         named_candidates = sorted(
             (c for found in per_source for c in found), key=lambda c: c.score, reverse=True
         )
-        chosen = select(named_candidates, general, limit, self._named_slots, written=written.keys)
+        chosen = select(named_candidates, general, limit, self._named_slots, written=written)
         return await self._results(chosen)
 
     async def query(self, question: str) -> str:
@@ -245,10 +246,19 @@ class FtsRetriever:
             scores[chunk_id] += score
         rows = await self._fetch(_CANDIDATES_SQL, list(scores))
         # The ranking weight (lists of links, code, deprecation) applies before the cut.
-        weighted = {r[0]: scores[r[0]] * _weight(r, written) for r in rows}
-        ranked = sorted(rows, key=lambda r: (-weighted[r[0]], r[0]))[:limit]
+        weighted = {r["id"]: scores[r["id"]] * _weight(r, written) for r in rows}
+        ranked = sorted(rows, key=lambda r: (-weighted[r["id"]], r["id"]))[:limit]
         return [
-            Candidate(r[0], r[1], weighted[r[0]], r[2], r[3], r[5] or f"#{r[0]}") for r in ranked
+            Candidate(
+                r["id"],
+                r["document_id"],
+                weighted[r["id"]],
+                r["source"],
+                r["path"],
+                r["symbol"],
+                r["text_key"] or f"#{r['id']}",
+            )
+            for r in ranked
         ]
 
     async def _results(self, chosen: list[Candidate]) -> list[Result]:

@@ -4,8 +4,8 @@ Rules (docs/retrieval.md, "Choosing the eight passages"):
 
 - No document takes more than two slots: a changelog's entries all match a question alike.
   In code, the document is a type with its methods (or a function or constant of its own); a
-  type the question writes as code (`hcl.Diagnostics`) takes up to four, since the question
-  asks among its methods.
+  type the question names with its package (`hcl.Diagnostics`) takes up to four, since the
+  question asks among its methods.
 - Passages that give the same answer take one slot, the first: the same text once whitespace
   is normalised (a library copied into a second repository), or methods of one name on many
   types of one repository.
@@ -20,12 +20,12 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
-from bot.index.symbols import is_named
+from bot.index.symbols import NONE_WRITTEN, WrittenNames, in_named_package
 
 PER_DOCUMENT = 2
-# A type the question names by name: "`hcl.Diagnostics` holds only warnings, how do I check for
-# an error?" is answered by one of its methods (`HasErrors`), which two slots, taken by the
-# type and a better-matching method, kept out. Half the slots leaves room for anything else.
+# A type the question names with its package: "`hcl.Diagnostics` holds only warnings, how do I
+# check for an error?" is answered by one of its methods (`HasErrors`), which two slots, taken
+# by the type and a better-matching method, kept out. Half the slots leaves room for the rest.
 PER_NAMED_TYPE = 4
 # Of the eight slots, those a repository named in the question fills from its own passages;
 # the last one finds the name's mentions elsewhere. Measured: 7 ranks code answers higher than
@@ -55,6 +55,11 @@ class Selectable(Protocol):
     @property
     def repo(self) -> str:
         """The source the passage comes from."""
+        ...
+
+    @property
+    def path(self) -> str:
+        """The passage's file, within its source."""
         ...
 
     @property
@@ -166,15 +171,15 @@ def select(
     limit: int,
     named_slots: int,
     per_document: int = PER_DOCUMENT,
-    written: frozenset[str] = frozenset(),
+    written: WrittenNames = NONE_WRITTEN,
 ) -> list[T]:
     """Fill ``limit`` slots with passages.
 
     First up to ``named_slots`` from the named sources' results, then the rest from the full
     question's, then any still empty from the named results again. Both inputs are ranked
-    best first; the output keeps the order slots were filled in. ``written`` holds the keys of
-    the names the question writes as code (``bot.index.symbols.named_keys``): a type among
-    them takes up to ``PER_NAMED_TYPE`` slots with its methods.
+    best first; the output keeps the order slots were filled in. ``written`` holds the names
+    the question writes as code: a type it names with its package takes up to
+    ``PER_NAMED_TYPE`` slots with its methods.
     """
     chosen: list[T] = []
     per_unit: dict[tuple[int, str], int] = {}
@@ -186,7 +191,8 @@ def select(
             if len(chosen) >= until:
                 return
             unit = cap_unit(result)
-            cap = PER_NAMED_TYPE if is_named(unit[1], written) else per_document
+            named = in_named_package(result.symbol, result.path, result.repo, written.qualified)
+            cap = PER_NAMED_TYPE if named else per_document
             if result.chunk_id in seen_ids or per_unit.get(unit, 0) >= cap:
                 continue
             key = same_answer_key(result)

@@ -18,6 +18,7 @@ only a ranking, fused with the others. Everything here is pure: the table is han
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 from collections import defaultdict
@@ -134,16 +135,17 @@ NONE_WRITTEN = WrittenNames()
 
 
 def qualified_names(question: str) -> frozenset[tuple[str, str]]:
-    """The folded ``(qualifier, name)`` of each name the question writes with a qualifier.
+    """The folded ``(qualifier, name)`` pairs of the names the question writes with a qualifier.
 
-    ``stdlib.Merge`` gives ``("stdlib", "merge")``, ``cty.Value.Type`` gives
-    ``("value", "type")``: the last part and the one before it.
+    ``stdlib.Merge`` gives ``("stdlib", "merge")``. A longer name gives its last two pairs,
+    since its parts may be a package, a type and a member (``cty.Value.Type``: ``cty`` and
+    ``Value``) or packages and a module's member (``click.types.Choice``: ``types`` and
+    ``Choice``).
     """
     pairs: set[tuple[str, str]] = set()
     for name in mentioned_names(question):
-        parts = name.split(".")
-        if len(parts) > 1:
-            pairs.add((fold(parts[-2]), fold(parts[-1])))
+        parts = [fold(part) for part in name.split(".")]
+        pairs.update(itertools.pairwise(parts[-3:]))
     return frozenset(pairs)
 
 
@@ -153,19 +155,30 @@ def in_named_package(
     """Whether the question names ``symbol``, or its type, qualified by the package declaring it.
 
     The package is read from where the file lies: the directory holding it (``convert.Convert``
-    for ``cty/convert/public.go``), or, for a file at the repository's root, a word of the
-    repository's name (``hcl.Diagnostics`` in ``hcl``, ``gitlab.NewClient`` in ``go-gitlab``).
+    for ``cty/convert/public.go``), a Python module's own name (``types.Choice`` for
+    ``click/types.py``), or, for a file at the repository's root, a word of the repository's
+    name (``hcl.Diagnostics`` in ``hcl``, ``gitlab.NewClient`` in ``go-gitlab``).
     """
     if not qualified or not symbol:
         return False
     owner = fold(symbol.split(".", 1)[0])
-    directory = posixpath.dirname(path)
-    packages = {fold(posixpath.basename(directory))} if directory else _name_words(source)
-    return any(name == owner and qualifier in packages for qualifier, name in qualified)
+    qualifiers = {qualifier for qualifier, name in qualified if name == owner}
+    return bool(qualifiers) and not qualifiers.isdisjoint(_packages(path, source))
 
 
-def _name_words(source: str) -> set[str]:
-    return {fold(word) for word in re.findall(r"[^\W_]+", source)}
+def _packages(path: str, source: str) -> set[str]:
+    """The names a file's declarations are qualified with in code that uses them."""
+    directory, file = posixpath.split(path)
+    packages = {fold(posixpath.basename(directory))} if directory else _words(source)
+    stem, extension = posixpath.splitext(file)
+    if extension == ".py" and stem != "__init__":
+        packages.add(fold(stem))
+    return packages
+
+
+def _words(source: str) -> set[str]:
+    # A forge source is named by its path (acme/go/config): its last part is the project's.
+    return {fold(word) for word in re.findall(r"[^\W_]+", source.rsplit("/", 1)[-1])}
 
 
 def is_named(symbol: str, keys: frozenset[str]) -> bool:

@@ -258,3 +258,45 @@ async def test_an_unresolved_source_keeps_its_symbols_and_vectors(tmp_path, esta
         assert states["vision"] == "unresolved"
         top = (await engine.retrieve(question)).results[0]
         assert (top.path, top.symbol) == ("tracker.py", "FaceTrack.update_with_detection")
+
+
+DIAG_GO = """// Package diag reports problems found in a configuration.
+package diag
+
+// Diagnostic is one problem: an error or a warning, with where it was found.
+type Diagnostic struct {
+	Severity Severity
+}
+
+// Severity tells an error from a warning.
+type Severity int
+
+// Diagnostics is a list of diagnostics, which may be empty. A non-empty list may hold warnings
+// only: use it as an error only when it holds one of error severity.
+type Diagnostics []*Diagnostic
+
+// Error joins the summaries of every diagnostic in the list, warnings and errors, into one
+// error message.
+func (d Diagnostics) Error() string { return "" }
+
+// Append adds diagnostics to the list, warnings and errors alike, and returns it.
+func (d Diagnostics) Append(more ...*Diagnostic) Diagnostics { return d }
+
+// HasErrors reports whether any diagnostic in the list is an error.
+func (d Diagnostics) HasErrors() bool { return false }
+"""
+
+
+async def test_a_type_named_with_its_package_brings_more_of_its_methods(tmp_path, estate):
+    make_repo(estate / "diag", {"diag.go": DIAG_GO})
+    question = (
+        "`diag.Diagnostics` is not empty but only holds warnings: how do I check for an error?"
+    )
+    async with await Engine.open(_config(tmp_path, estate), embedder=ConceptEmbedder()) as engine:
+        await engine.refresh()
+        symbols = [r.symbol for r in (await engine.retrieve(question)).results]
+        assert [s for s in symbols if s.startswith("Diagnostics")][:3] == [
+            "Diagnostics",
+            "Diagnostics.Error",
+            "Diagnostics.HasErrors",
+        ], symbols

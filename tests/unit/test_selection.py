@@ -10,6 +10,7 @@ class P:
     text: str
     repo: str = "r"
     symbol: str = ""
+    path: str = "diagnostic.go"
 
     @property
     def text_key(self) -> str:
@@ -33,16 +34,21 @@ def test_in_code_the_unit_is_a_type_with_its_methods():
     assert [p.chunk_id for p in chosen] == [1, 2, 4]
 
 
-def test_a_type_the_question_writes_as_code_takes_up_to_four_slots_with_its_methods():
-    from bot.index.symbols import named_keys
+def test_a_type_the_question_names_with_its_package_takes_up_to_four_slots_with_its_methods():
+    from bot.index.symbols import WrittenNames
 
-    results = [P(i, 7, f"m{i}", symbol=f"Diagnostics.M{i}") for i in range(6)]
-    results += [P(9, 7, "x", symbol="DiagWarning")]
-    written = named_keys("`hcl.Diagnostics` has only warnings")
-    chosen = select([], results, limit=8, named_slots=6, written=written)
-    assert [p.chunk_id for p in chosen] == [0, 1, 2, 3, 9]
-    unnamed = select([], results, limit=8, named_slots=6, written=named_keys("diagnostics"))
-    assert [p.chunk_id for p in unnamed] == [0, 1, 9]
+    results = [P(i, 7, f"m{i}", repo="hcl", symbol=f"Diagnostics.M{i}") for i in range(6)]
+    results += [P(9, 7, "x", repo="hcl", symbol="DiagWarning")]
+
+    def chosen(question: str) -> list[int]:
+        written = WrittenNames.of(question)
+        return [p.chunk_id for p in select([], results, 8, 6, written=written)]
+
+    assert chosen("`hcl.Diagnostics` has only warnings") == [0, 1, 2, 3, 9]
+    # Not as code, or not with its package (a variable's `diags.Diagnostics`): two slots.
+    assert chosen("hcl diagnostics has only warnings") == [0, 1, 9]
+    assert chosen("`Diagnostics` has only warnings") == [0, 1, 9]
+    assert chosen("`diags.Diagnostics` has only warnings") == [0, 1, 9]
 
 
 def test_the_same_text_twice_takes_one_slot():

@@ -206,3 +206,21 @@ def test_a_symbol_is_named_with_its_package_by_its_directory_or_at_the_root_its_
     # Named without its package, or not as code, it is not.
     assert not in_named_package(*merge, qualified_names("does `Merge` keep the last key?"))
     assert not in_named_package(*merge, qualified_names("does stdlib merge keep the last key?"))
+
+
+def test_a_longer_qualified_name_gives_its_package_and_type_or_its_module_and_member():
+    assert qualified_names("is `cty.Value.Type` cheap?") == {("cty", "value"), ("value", "type")}
+    assert in_named_package(
+        "Value.Type", "cty/value.go", "go-cty", qualified_names("cty.Value.Type")
+    )
+    module = ("Choice", "src/click/types.py", "click")
+    assert in_named_package(*module, qualified_names("click.types.Choice"))
+    assert in_named_package(*module, qualified_names("click.Choice"))
+    assert not in_named_package(
+        "Group", "src/click/__init__.py", "click", qualified_names("x.Group")
+    )
+
+
+def test_a_forge_source_at_its_root_is_the_package_of_its_last_path_part():
+    assert in_named_package("Load", "config.go", "acme/go/config", qualified_names("config.Load"))
+    assert not in_named_package("Load", "config.go", "acme/go/config", qualified_names("acme.Load"))
