@@ -346,6 +346,13 @@ Feature: Asking for the passages that answer a question
     And no control character reaches the terminal
     And passage 1 holds the escape sequences as they were written
 
+  Scenario: An install without the library that ranks passages says how to install it
+    Given the library that ranks passages is not installed
+    When I run `python -m bot.cli ask "frobnication depth" --retrieval-only`
+    Then the exit code is 1
+    And the error says "the process that ranks passages cannot start"
+    And the error says "Install phpbotscout's dependencies with '.venv/bin/pip install -e .'"
+
   Scenario: An index that was never built is refused with how to build it
     Given the index file is removed
     When I run `python -m bot.cli ask "frobnication depth"`

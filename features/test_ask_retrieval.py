@@ -1,5 +1,6 @@
 import re
 
+import pytest
 from pytest_bdd import given, parsers, scenarios, then
 
 from features.conftest import World
@@ -31,6 +32,16 @@ def passage_cites(world: World, rank: int, url: str) -> None:
 @then("there are no passages")
 def no_passages(world: World) -> None:
     assert world.json()["results"] == []
+
+
+@given("the library that ranks passages is not installed")
+def apsw_missing(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found before the installed one by the helper process, which the search starts: it raises
+    # as an interpreter without APSW does when asked to import it.
+    lacking = world.root / "lacking"
+    lacking.mkdir()
+    (lacking / "apsw.py").write_text("raise ModuleNotFoundError(\"No module named 'apsw'\")\n")
+    monkeypatch.setenv("PYTHONPATH", str(lacking))
 
 
 @given("the index file is removed")
