@@ -30,7 +30,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from bot.corpus.identifiers import split_identifier
-from bot.index.query import FUNCTION_WORDS
+from bot.index.query import FUNCTION_WORDS, question_words
 
 # A dotted run of identifiers: ``Map.Lookup``, ``cobra.CheckErr``, ``update_with_detection``.
 _NAME = re.compile(r"`?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?`?")
@@ -178,7 +178,7 @@ def _packages(path: str, source: str) -> set[str]:
 
 def _words(source: str) -> set[str]:
     # A forge source is named by its path (acme/go/config): its last part is the project's.
-    return {fold(word) for word in re.findall(r"[^\W_]+", source.rsplit("/", 1)[-1])}
+    return {fold(word) for word in question_words(source.rsplit("/", 1)[-1])}
 
 
 def is_named(symbol: str, keys: frozenset[str]) -> bool:
