@@ -176,6 +176,40 @@ Feature: Asking for the passages that answer a question
     And passage 1 is "Painting a widget" from "docs/guide/painting.md"
     And passage 2 is "Painted widgets" from "docs/guide/overview.md"
 
+  Scenario: One section kept in two versions of the documentation takes one place
+    Given a git repository "widgets" holding "docs/v2/mounting.md":
+      """
+      # Mounting
+
+      ## Mounting a widget on a wall
+
+      Mount a widget on a wall with `mount.Wall` from `example.org/widgets/v2`: drill two
+      holes, hang the widget, and tighten both screws.
+      """
+    And a git repository "widgets" holding "docs/v1/mounting.md":
+      """
+      # Mounting
+
+      ## Mounting a widget on a wall
+
+      Mount a widget on a wall with `mount.Wall` from `example.org/widgets`: drill two
+      holes, hang the widget, and tighten both screws. No longer kept up.
+      """
+    And a git repository "widgets" holding "docs/guide/walls.md":
+      """
+      # Walls
+
+      ## Brackets
+
+      A bracket holds a widget away from a wall it is mounted on, for widgets that need
+      air behind them; brackets come in three depths and fit every widget made since the
+      first catalogue was printed.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "how do I mount a widget on a wall?" --retrieval-only --json`
+    Then passage 1 is "Mounting a widget on a wall" from "docs/v2/mounting.md"
+    And passage 2 is "Brackets" from "docs/guide/walls.md"
+
   Scenario: A section that explains a thing at length ranks above a line that only names it
     Given a git repository "widgets" holding "docs/guide/retries.md":
       """

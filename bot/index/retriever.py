@@ -90,7 +90,9 @@ class Candidate:
     repo: str
     path: str
     symbol: str
-    text_key: str  # for spotting the same text twice without reading it
+    heading: str
+    text: str  # for telling one section kept in two versions of the documentation
+    text_key: str  # for spotting the same text twice without comparing texts
 
 
 class Retriever(Protocol):
@@ -135,9 +137,8 @@ SELECT EXISTS (SELECT 1 FROM chunks_head_fts WHERE chunks_head_fts MATCH ?1)
 PACKAGE_NAMED = 1.5
 
 _CANDIDATES_SQL = (
-    "SELECT c.id, c.document_id, d.source, c.symbol, c.weight, c.text_key, d.path "
-    + SERVED_CHUNKS
-    + " AND c.id IN ({ids})"
+    "SELECT c.id, c.document_id, d.source, c.symbol, c.weight, c.text_key, d.path, c.heading, "
+    "c.body " + SERVED_CHUNKS + " AND c.id IN ({ids})"
 )
 
 _ROWS_SQL = (
@@ -256,6 +257,8 @@ class FtsRetriever:
                 r["source"],
                 r["path"],
                 r["symbol"],
+                r["heading"],
+                r["body"],
                 r["text_key"] or f"#{r['id']}",
             )
             for r in ranked

@@ -11,6 +11,7 @@ class P:
     repo: str = "r"
     symbol: str = ""
     path: str = "diagnostic.go"
+    heading: str = ""
 
     @property
     def text_key(self) -> str:
@@ -54,6 +55,29 @@ def test_a_type_the_question_names_with_its_package_takes_up_to_four_slots_with_
 def test_the_same_text_twice_takes_one_slot():
     results = [P(1, 1, "same  text\n"), P(2, 2, "same text"), P(3, 3, "different")]
     assert [p.chunk_id for p in select([], results, 8, 6)] == [1, 3]
+
+
+def test_one_section_kept_in_two_versions_of_the_docs_takes_one_slot():
+    v2 = "Flags set on the command line win over the environment. Import github.com/acme/cli/v2."
+    v1 = "Flags set on the command line win over the environment. Import github.com/acme/cli."
+    results = [
+        P(1, 1, v2, heading="Precedence", path="docs/v2/flags.md"),
+        P(2, 2, v1, heading="Precedence", path="docs/v1/flags.md"),
+        P(3, 3, "Values can come from a file instead.", heading="Values from files"),
+    ]
+    assert [p.chunk_id for p in select([], results, 8, 6)] == [1, 3]
+
+
+def test_alike_passages_are_one_section_only_under_one_heading_of_one_source():
+    text = "Flags set on the command line win over the environment variables and files."
+    results = [
+        P(1, 1, text, heading="Precedence"),
+        P(2, 2, text + " Flags first.", heading="Precedence", repo="other"),
+        P(3, 3, text + " Files last.", heading="Order"),
+        P(4, 4, "Flags set on the command line are parsed first.", heading="Precedence"),
+        P(5, 1, text + " Flags win.", heading="Precedence"),  # a part of the first's section
+    ]
+    assert [p.chunk_id for p in select([], results, 8, 6)] == [1, 2, 3, 4, 5]
 
 
 def test_one_method_on_many_types_takes_one_slot():
