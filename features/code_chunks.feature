@@ -336,6 +336,37 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "dial.WithTimeout(5*time.Second) is ignored: Dial returns at once and nothing waits, why?" --retrieval-only --json`
     Then passage 1 is symbol "WithTimeout" of "dial/dial.go", kind "code", lines 9 to 12
 
+  Scenario: A Rust item the question writes with its crate's path is the passage it asks about
+    Given a git repository "dialer" holding "Cargo.toml":
+      """
+      [package]
+      name = "dialer"
+      version = "1.0.0"
+      """
+    And a git repository "dialer" holding "src/lib.rs":
+      """
+      //! Opens connections.
+
+      /// How dialing connects.
+      pub struct Options;
+
+      /// Sets how long dialing may take before it gives up. It is ignored unless dialing blocks.
+      #[deprecated(note = "use a deadline instead")]
+      pub fn timeout(secs: u64) -> Options {
+          Options
+      }
+
+      /// Makes dialing wait for the connection. Without it dialing returns at once.
+      pub fn block() -> Options {
+          Options
+      }
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "dialing returns at once, why?" --retrieval-only --json`
+    Then passage 1 is symbol "block" of "dialer/src/lib.rs", kind "code", lines 12 to 13
+    When I run `python -m bot.cli ask "dialer::timeout(5) is ignored and dialing returns at once, why?" --retrieval-only --json`
+    Then passage 1 is symbol "timeout" of "dialer/src/lib.rs", kind "code", lines 6 to 8
+
   Scenario: A Go function declared as a variable shows its description, not its body
     Given a git repository "funcs" holding "upper.go":
       """

@@ -32,8 +32,11 @@ from rapidfuzz.distance import Levenshtein
 from bot.corpus.identifiers import split_identifier
 from bot.index.query import FUNCTION_WORDS, question_words
 
-# A dotted run of identifiers: ``Map.Lookup``, ``cobra.CheckErr``, ``update_with_detection``.
-_NAME = re.compile(r"`?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?`?")
+# A dotted run of identifiers: ``Map.Lookup``, ``cobra.CheckErr``, ``update_with_detection``,
+# or a Rust path, read as dotted: ``anyhow::Error``, ``Version::parse``.
+_NAME = re.compile(r"`?[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?`?")
+# Rust files that are a crate's or a module's root: their stem names no module.
+_RUST_ROOTS = frozenset({"lib", "main", "mod"})
 _CAMEL = re.compile(r"[a-z0-9][A-Z]")
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -85,14 +88,15 @@ def mentioned_names(question: str) -> list[str]:
     """The identifiers a question writes as code, in order, each once.
 
     A word counts when it could not be prose: it has an inner capital (``WithBlock``), an
-    underscore, a dot between identifiers (``Map.Lookup``), call parentheses, or backticks of
-    its own. The first and last words of a longer code span (`app --verbose sub`) are not
-    names by that alone, and neither is a file name (``go.mod``).
+    underscore, a dot or Rust's ``::`` between identifiers (``Map.Lookup``, ``Regex::new``,
+    returned as ``Regex.new``), call parentheses, or backticks of its own. The first and last
+    words of a longer code span (`app --verbose sub`) are not names by that alone, and neither
+    is a file name (``go.mod``).
     """
     names: list[str] = []
     for match in _NAME.finditer(question):
         raw = match.group(0)
-        name = raw.strip("`").removesuffix("()")
+        name = raw.strip("`").removesuffix("()").replace("::", ".")
         if not name or name in names:
             continue
         coded = (raw.startswith("`") and raw.endswith("`")) or raw.rstrip("`").endswith("()")
@@ -157,7 +161,9 @@ def in_named_package(
     The package is read from where the file lies: the directory holding it (``convert.Convert``
     for ``cty/convert/public.go``), a Python module's own name (``types.Choice`` for
     ``click/types.py``), or, for a file at the repository's root, a word of the repository's
-    name (``hcl.Diagnostics`` in ``hcl``, ``gitlab.NewClient`` in ``go-gitlab``).
+    name (``hcl.Diagnostics`` in ``hcl``, ``gitlab.NewClient`` in ``go-gitlab``). A Rust item
+    is also named by its module file (``de::Visitor`` for ``src/de.rs``) and by its crate,
+    anywhere in it, since crates re-export their items at the top (``anyhow::Error``).
     """
     if not qualified or not symbol:
         return False
@@ -173,7 +179,27 @@ def _packages(path: str, source: str) -> set[str]:
     stem, extension = posixpath.splitext(file)
     if extension == ".py" and stem != "__init__":
         packages.add(fold(stem))
+    if extension == ".rs":
+        packages |= {fold(crate) for crate in _rust_crates(path, source)}
+        if stem not in _RUST_ROOTS:
+            packages.add(fold(stem))
     return packages
+
+
+def _rust_crates(path: str, source: str) -> set[str]:
+    """The names of the crate a Rust file belongs to, as code that uses it writes them.
+
+    The folder holding its ``src`` (``clap_builder`` for ``clap_builder/src/builder/command.rs``),
+    and the repository's own name (``anyhow``; ``clap`` for a workspace whose top crate
+    re-exports the others), dashes as underscores.
+    """
+    parts = path.split("/")
+    crates = {source.rsplit("/", 1)[-1].replace("-", "_")}
+    if "src" in parts[:-1]:
+        above = parts[: parts.index("src")]
+        if above:
+            crates.add(above[-1].replace("-", "_"))
+    return crates
 
 
 def _words(source: str) -> set[str]:
@@ -348,12 +374,14 @@ def pins(named: list[list[NamedHit]], prefer: Mapping[int, int], most: int) -> l
 def _homes(item: Declared, go_packages: Mapping[tuple[str, str], str]) -> set[str]:
     """What a qualifier may call the place a symbol is declared in.
 
-    The folders and the module of its path (``requests/api.py``: "requests", "api"), and in
-    Go the package's own name, which need not be its folder's (``cty/json`` declares
-    ``package ctyjson``).
+    The folders and the module of its path (``requests/api.py``: "requests", "api"), in Go
+    the package's own name, which need not be its folder's (``cty/json`` declares
+    ``package ctyjson``), and in Rust the crate's (``anyhow::Error``).
     """
     directory = posixpath.dirname(item.path)
     homes = {*directory.split("/"), posixpath.basename(item.path).split(".", 1)[0]}
     if (item.repo, directory) in go_packages:
         homes.add(go_packages[item.repo, directory])
+    if item.path.endswith(".rs"):
+        homes |= _rust_crates(item.path, item.repo)
     return homes - {""}

@@ -118,6 +118,45 @@ def test_a_package_qualifier_keeps_the_symbols_of_that_package():
     assert pins(PACKAGES.named("requests.get with a timeout?"), {}, 1) == [6]
 
 
+def test_a_rust_path_is_read_as_a_dotted_name():
+    question = 'Version::parse("1.0") fails; is Ok::<_, anyhow::Error> needed? serde::de::Visitor?'
+    assert mentioned_names(question) == ["Version.parse", "anyhow.Error", "serde.de.Visitor"]
+    assert qualified_names("does `anyhow::Error` keep a backtrace?") == {("anyhow", "error")}
+
+
+def test_a_rust_crate_qualifier_keeps_the_items_of_that_crate_wherever_they_are_declared():
+    rust = SymbolTable(
+        [
+            Declared(1, "anyhow", "Error", "src/error.rs"),
+            Declared(2, "anyhow", "Chain.Error", "src/chain.rs"),
+            Declared(3, "serde", "Error", "src/de/mod.rs"),
+            Declared(4, "clap", "Error", "clap_builder/src/error/mod.rs"),
+        ]
+    )
+    # The crate is a package, not a variable whose method is called: its item comes first.
+    [hits] = rust.named("how do I downcast an anyhow::Error?")
+    assert [h.chunk_id for h in hits] == [1, 2]
+    [hits] = rust.named("what does clap_builder::Error print?")
+    assert [h.chunk_id for h in hits] == [4]
+    [hits] = rust.named("what does clap::Error print?")
+    assert [h.chunk_id for h in hits] == [4]
+
+
+def test_a_rust_item_is_named_with_its_crate_or_its_module():
+    anyhow = ("Error", "src/error.rs", "anyhow")
+    assert in_named_package(*anyhow, qualified_names("anyhow::Error"))
+    assert in_named_package(*anyhow, qualified_names("error::Error"))
+    assert not in_named_package(*anyhow, qualified_names("serde::Error"))
+    visitor = ("Visitor.visit_str", "src/de/mod.rs", "serde")
+    assert in_named_package(*visitor, qualified_names("serde::de::Visitor"))
+    assert in_named_package(*visitor, qualified_names("serde::Visitor"))
+    command = ("Command.new", "clap_builder/src/builder/command.rs", "clap")
+    assert in_named_package(*command, qualified_names("clap::Command"))
+    assert in_named_package(*command, qualified_names("clap_builder::Command"))
+    # A crate root names no module of its own: `lib::Error` is no crate's path.
+    assert not in_named_package("Error", "src/lib.rs", "anyhow", qualified_names("lib::Error"))
+
+
 def test_a_variable_qualifier_calls_a_method_not_a_function():
     assert pins(PACKAGES.named("`val.Length()` panics on a string"), {}, 1) == [5]
 
