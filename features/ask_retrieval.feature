@@ -184,7 +184,8 @@ Feature: Asking for the passages that answer a question
       ## Mounting a widget on a wall
 
       Mount a widget on a wall with `mount.Wall` from `example.org/widgets/v2`: drill two
-      holes, hang the widget, and tighten both screws.
+      holes, hang the widget, and tighten both screws. Use the plugs from the box for plaster,
+      and screws alone for wood.
       """
     And a git repository "widgets" holding "docs/v1/mounting.md":
       """
@@ -193,7 +194,8 @@ Feature: Asking for the passages that answer a question
       ## Mounting a widget on a wall
 
       Mount a widget on a wall with `mount.Wall` from `example.org/widgets`: drill two
-      holes, hang the widget, and tighten both screws. No longer kept up.
+      holes, hang the widget, and tighten both screws. Use the plugs from the box for plaster,
+      and screws alone for wood. No longer kept up.
       """
     And a git repository "widgets" holding "docs/guide/walls.md":
       """

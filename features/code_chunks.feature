@@ -336,7 +336,7 @@ Feature: Code is indexed as prose, symbol by symbol
     When I run `python -m bot.cli ask "dial.WithTimeout(5*time.Second) is ignored: Dial returns at once and nothing waits, why?" --retrieval-only --json`
     Then passage 1 is symbol "WithTimeout" of "dial/dial.go", kind "code", lines 9 to 12
 
-  Scenario: A Rust item the question writes with its crate's path is the passage it asks about
+  Scenario: A deprecated Rust item the question writes as a path is the passage it asks about
     Given a git repository "dialer" holding "Cargo.toml":
       """
       [package]

@@ -91,7 +91,7 @@ class Candidate:
     path: str
     symbol: str
     heading: str
-    text: str  # for telling one section kept in two versions of the documentation
+    text: str  # its words tell one section kept in two versions (``same_section``)
     text_key: str  # for spotting the same text twice without comparing texts
 
 
@@ -137,9 +137,12 @@ SELECT EXISTS (SELECT 1 FROM chunks_head_fts WHERE chunks_head_fts MATCH ?1)
 PACKAGE_NAMED = 1.5
 
 _CANDIDATES_SQL = (
-    "SELECT c.id, c.document_id, d.source, c.symbol, c.weight, c.text_key, d.path, c.heading, "
-    "c.body " + SERVED_CHUNKS + " AND c.id IN ({ids})"
+    "SELECT c.id, c.document_id, d.source, c.symbol, c.weight, c.text_key, d.path, c.heading "
+    + SERVED_CHUNKS
+    + " AND c.id IN ({ids})"
 )
+# Read for the candidates kept only, of the hundreds scored: selection compares their words.
+_TEXTS_SQL = "SELECT id, body FROM chunks WHERE id IN ({ids})"
 
 _ROWS_SQL = (
     "SELECT c.id, c.document_id, d.source, d.path, d.kind, d.page_url, d.commit_sha, "
@@ -249,6 +252,8 @@ class FtsRetriever:
         # The ranking weight (lists of links, code, deprecation) applies before the cut.
         weighted = {r["id"]: scores[r["id"]] * _weight(r, written) for r in rows}
         ranked = sorted(rows, key=lambda r: (-weighted[r["id"]], r["id"]))[:limit]
+        kept = await self._fetch(_TEXTS_SQL, [r["id"] for r in ranked])
+        texts = {t["id"]: t["body"] for t in kept}
         return [
             Candidate(
                 r["id"],
@@ -258,7 +263,7 @@ class FtsRetriever:
                 r["path"],
                 r["symbol"],
                 r["heading"],
-                r["body"],
+                texts.get(r["id"], ""),
                 r["text_key"] or f"#{r['id']}",
             )
             for r in ranked

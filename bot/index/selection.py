@@ -35,6 +35,10 @@ NAMED_SLOTS = 7
 # use, over the words either uses) are one section kept twice. Measured on the benchmark sets,
 # 0.7 to 0.9 join the same passages: versioned copies differ by an import path or a word.
 SAME_SECTION_WORDS = 0.8
+# ...and each holds at least this many distinct words: two short passages share most of their
+# few words by their form alone ("Install it with `go get .../retry`" and ".../cache"). The
+# shortest copies joined on the benchmark sets hold 21.
+SAME_SECTION_LEAST_WORDS = 20
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -176,12 +180,16 @@ def same_section(a: Selectable, b: Selectable) -> bool:
     repeats most sections with an import path or a word changed: not the same text, so
     ``same_answer_key`` does not join them, but the same answer, and both match a question
     alike. Under one heading of one source, passages of two files that share nearly all their
-    words are taken as one. The parts of one long section are left to the two-slot cap: they
-    continue each other, however alike their words.
+    words are taken as one. Code is read the same way, its heading being its symbol: one
+    declaration kept per platform or per API (``Open`` in ``file_unix.go`` and
+    ``file_windows.go``) with the same doc comment is one answer too. The parts of one long
+    section are left to the two-slot cap: they continue each other, however alike their words.
     """
     if a.repo != b.repo or a.heading != b.heading or a.document_id == b.document_id:
         return False
     words_a, words_b = _word_set(a.text), _word_set(b.text)
+    if min(len(words_a), len(words_b)) < SAME_SECTION_LEAST_WORDS:
+        return False
     return len(words_a & words_b) >= SAME_SECTION_WORDS * len(words_a | words_b)
 
 

@@ -22,7 +22,7 @@ import itertools
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -37,6 +37,8 @@ from bot.index.query import FUNCTION_WORDS, question_words
 _NAME = re.compile(r"`?[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?`?")
 # Rust files that are a crate's or a module's root: their stem names no module.
 _RUST_ROOTS = frozenset({"lib", "main", "mod"})
+# How a Rust path starts from where it is written: `crate::parse` is the crate's own `parse`.
+_RUST_RELATIVE = frozenset({"crate", "self", "super"})
 _CAMEL = re.compile(r"[a-z0-9][A-Z]")
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -88,26 +90,37 @@ def mentioned_names(question: str) -> list[str]:
     """The identifiers a question writes as code, in order, each once.
 
     A word counts when it could not be prose: it has an inner capital (``WithBlock``), an
-    underscore, a dot or Rust's ``::`` between identifiers (``Map.Lookup``, ``Regex::new``,
-    returned as ``Regex.new``), call parentheses, or backticks of its own. The first and last
-    words of a longer code span (`app --verbose sub`) are not names by that alone, and neither
-    is a file name (``go.mod``).
+    underscore, a dot or Rust's ``::`` between identifiers (``Map.Lookup``, ``Regex::new``),
+    call parentheses, or backticks of its own. The first and last words of a longer code span
+    (`app --verbose sub`) are not names by that alone, and neither is a file name (``go.mod``).
+    A Rust path is returned dotted, without the ``crate``, ``self`` or ``super`` it starts
+    from: ``crate::de::Visitor`` is ``de.Visitor``.
     """
-    names: list[str] = []
+    return [name for name, _ in _mentions(question)]
+
+
+def _mentions(question: str) -> Iterator[tuple[str, bool]]:
+    """``mentioned_names``'s names, each with whether it was written as a Rust path."""
+    seen: set[str] = set()
     for match in _NAME.finditer(question):
         raw = match.group(0)
-        name = raw.strip("`").removesuffix("()").replace("::", ".")
-        if not name or name in names:
-            continue
+        written = raw.strip("`").removesuffix("()")
+        path = "::" in written
+        parts = written.replace("::", ".").split(".")
         coded = (raw.startswith("`") and raw.endswith("`")) or raw.rstrip("`").endswith("()")
-        parts = name.split(".")
         if len(parts) > 1 and len(parts[-1]) < 2:
             continue  # "e.g" and "i.e" are not names; "c.FlagNames" is
         if len(parts) > 1 and parts[-1] in _FILE_EXTENSIONS:
             continue
-        if coded or len(parts) > 1 or "_" in name.strip("_") or _CAMEL.search(name):
-            names.append(name)
-    return names
+        if not (coded or len(parts) > 1 or "_" in written.strip("_") or _CAMEL.search(written)):
+            continue
+        if path:
+            while len(parts) > 1 and parts[0] in _RUST_RELATIVE:
+                parts = parts[1:]
+        name = ".".join(parts)
+        if name not in seen:
+            seen.add(name)
+            yield name, path
 
 
 def named_keys(question: str) -> frozenset[str]:
@@ -277,14 +290,14 @@ class SymbolTable:
         member part, exact before another style before misspelled, fewer edits first.
         """
         out = []
-        for name in mentioned_names(question):
-            hits = self._lookup(name)
+        for name, path in _mentions(question):
+            hits = self._lookup(name, path)
             if hits:
                 hits.sort(key=lambda h: (not h.whole, h.route, h.edits, h.chunk_id))
                 out.append(hits)
         return out
 
-    def _lookup(self, name: str) -> list[NamedHit]:
+    def _lookup(self, name: str, path: bool = False) -> list[NamedHit]:
         hits = self._by_name(name, name)
         if hits or "." not in name:
             return hits
@@ -292,11 +305,15 @@ class SymbolTable:
         # when the dotted whole is no symbol, the last part is looked up alone. A package
         # qualifier keeps the symbols declared in that package (ctyjson's Marshal, not
         # msgpack's); a variable's is a value, so what it calls is a method (``val.Length()``
-        # is ``Value.Length``, not a function named ``Length``).
+        # is ``Value.Length``, not a function named ``Length``). A Rust path's qualifier is a
+        # module or a type, never a variable: one the index does not hold names something
+        # outside it (``std::io::Error``), and reaches nothing; ``Self::new`` is a method.
         qualifier, member = name.rsplit(".", 2)[-2:]
         hits = self._by_name(member, name)
         if qualifier in self._known_packages:
             home = [h for h in hits if qualifier in self._packages[h.chunk_id]]
+        elif path and not qualifier[:1].isupper():
+            return []
         else:
             home = [h for h in hits if not h.whole]
         return home or hits
@@ -383,5 +400,6 @@ def _homes(item: Declared, go_packages: Mapping[tuple[str, str], str]) -> set[st
     if (item.repo, directory) in go_packages:
         homes.add(go_packages[item.repo, directory])
     if item.path.endswith(".rs"):
-        homes |= _rust_crates(item.path, item.repo)
+        # A crate's or a module's root file, and the folder of its sources, name no module.
+        homes = (homes - _RUST_ROOTS - {"src"}) | _rust_crates(item.path, item.repo)
     return homes - {""}

@@ -57,9 +57,16 @@ def test_the_same_text_twice_takes_one_slot():
     assert [p.chunk_id for p in select([], results, 8, 6)] == [1, 3]
 
 
+# A section of 20 distinct words, the fewest two copies may hold, and its versions.
+PRECEDENCE = (
+    "A flag given on the command line wins over an environment variable, which wins over "
+    "the config file and then the default value applies"
+)
+
+
 def test_one_section_kept_in_two_versions_of_the_docs_takes_one_slot():
-    v2 = "Flags set on the command line win over the environment. Import github.com/acme/cli/v2."
-    v1 = "Flags set on the command line win over the environment. Import github.com/acme/cli."
+    v2 = PRECEDENCE + " in github.com/acme/cli/v2."
+    v1 = PRECEDENCE.upper() + " in github.com/acme/cli."  # words are compared in any case
     results = [
         P(1, 1, v2, heading="Precedence", path="docs/v2/flags.md"),
         P(2, 2, v1, heading="Precedence", path="docs/v1/flags.md"),
@@ -68,16 +75,30 @@ def test_one_section_kept_in_two_versions_of_the_docs_takes_one_slot():
     assert [p.chunk_id for p in select([], results, 8, 6)] == [1, 3]
 
 
+def test_copies_are_one_section_from_four_fifths_of_their_words_shared():
+    base = PRECEDENCE.split()  # 20 distinct words among 24
+    four_fifths = " ".join([*base, "alpha", "beta", "gamma", "delta", "epsilon"])  # 20 of 25
+    below = " ".join([*base, "alpha", "beta", "gamma", "delta", "epsilon", "zeta"])  # 20 of 26
+    for other, joined in ((four_fifths, True), (below, False)):
+        results = [P(1, 1, PRECEDENCE, heading="Precedence"), P(2, 2, other, heading="Precedence")]
+        chosen = [p.chunk_id for p in select([], results, 8, 6)]
+        assert chosen == ([1] if joined else [1, 2])
+
+
 def test_alike_passages_are_one_section_only_under_one_heading_of_one_source():
-    text = "Flags set on the command line win over the environment variables and files."
+    text = PRECEDENCE + "."
+    short = "Install it with `go get github.com/acme/kit/retry`."
     results = [
         P(1, 1, text, heading="Precedence"),
         P(2, 2, text + " Flags first.", heading="Precedence", repo="other"),
         P(3, 3, text + " Files last.", heading="Order"),
         P(4, 4, "Flags set on the command line are parsed first.", heading="Precedence"),
         P(5, 1, text + " Flags win.", heading="Precedence"),  # a part of the first's section
+        # Few words shared by their form alone: two packages' installation, not one section.
+        P(6, 6, short, heading="Installation"),
+        P(7, 7, short.replace("retry", "cache"), heading="Installation"),
     ]
-    assert [p.chunk_id for p in select([], results, 8, 6)] == [1, 2, 3, 4, 5]
+    assert [p.chunk_id for p in select([], results, 8, 6)] == [1, 2, 3, 4, 5, 6, 7]
 
 
 def test_one_method_on_many_types_takes_one_slot():

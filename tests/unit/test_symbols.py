@@ -142,6 +142,49 @@ def test_a_rust_crate_qualifier_keeps_the_items_of_that_crate_wherever_they_are_
     assert [h.chunk_id for h in hits] == [4]
 
 
+def test_a_rust_path_from_the_crate_itself_names_its_item_not_a_method():
+    rust = SymbolTable(
+        [
+            Declared(1, "semver", "parse", "src/lib.rs"),
+            Declared(2, "semver", "Version.parse", "src/version.rs"),
+        ]
+    )
+    for written in ("crate::parse", "self::parse", "super::parse"):
+        assert mentioned_names(f"what does {written} return?") == ["parse"]
+        [hits] = rust.named(f"what does {written} return?")
+        assert hits[0].chunk_id == 1, written
+    assert mentioned_names("is crate::de::Visitor public?") == ["de.Visitor"]
+    # Self is a type: what it qualifies is a method.
+    assert pins(rust.named("what does Self::parse return?"), {}, 1) == [2]
+
+
+def test_a_rust_path_outside_the_index_reaches_nothing():
+    table = SymbolTable(
+        [
+            Declared(1, "exec", "ExitError.Error", "exec/exec.go"),
+            Declared(2, "geometry", "Vector", "geometry/vector.go"),
+            Declared(3, "semver", "Error", "src/error.rs"),
+        ]
+    )
+    assert table.named("how does std::io::Error display?") == []
+    assert table.named("why is std::vector slow?") == []
+    [hits] = table.named("can I turn a std::io::Error into a semver::Error?")
+    assert [h.chunk_id for h in hits] == [3]
+    # Written with a dot, an unknown qualifier is still a variable calling a method.
+    [hits] = table.named("err.Error() says what?")
+    assert [h.chunk_id for h in hits] == [1]
+
+
+def test_a_rust_crate_is_named_with_underscores_for_its_dashes():
+    parser = ("Parser", "src/parser.rs", "tree-sitter")
+    assert in_named_package(*parser, qualified_names("tree_sitter::Parser"))
+    workspace = ("Parser", "tree-sitter-cli/src/parser.rs", "tools")
+    assert in_named_package(*workspace, qualified_names("tree_sitter_cli::Parser"))
+    hybrid = SymbolTable([Declared(1, "tree-sitter", "Parser", "src/parser.rs")])
+    [hits] = hybrid.named("what does tree_sitter::Parser parse?")
+    assert [h.chunk_id for h in hits] == [1]
+
+
 def test_a_rust_item_is_named_with_its_crate_or_its_module():
     anyhow = ("Error", "src/error.rs", "anyhow")
     assert in_named_package(*anyhow, qualified_names("anyhow::Error"))
@@ -155,6 +198,9 @@ def test_a_rust_item_is_named_with_its_crate_or_its_module():
     assert in_named_package(*command, qualified_names("clap_builder::Command"))
     # A crate root names no module of its own: `lib::Error` is no crate's path.
     assert not in_named_package("Error", "src/lib.rs", "anyhow", qualified_names("lib::Error"))
+    hybrid = SymbolTable([Declared(1, "anyhow", "Error", "src/lib.rs")])
+    assert hybrid.named("is lib::Error the same?") == []
+    assert [h.chunk_id for h in hybrid.named("is anyhow::Error the same?")[0]] == [1]
 
 
 def test_a_variable_qualifier_calls_a_method_not_a_function():
