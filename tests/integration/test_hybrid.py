@@ -300,3 +300,32 @@ async def test_a_type_named_with_its_package_brings_more_of_its_methods(tmp_path
             "Diagnostics.Error",
             "Diagnostics.HasErrors",
         ], symbols
+
+
+MOUNTING = """# Mounting
+
+## Mounting a widget on a wall
+
+Mount a widget on a wall with `mount.Wall` from `example.org/widgets{version}`: drill two
+holes, hang the widget, and tighten both screws. Use the plugs from the box for plaster,
+and screws alone for wood.
+"""
+
+
+async def test_one_section_kept_in_two_versions_takes_one_place(tmp_path, estate):
+    make_repo(
+        estate / "widgets",
+        {
+            "docs/v2/mounting.md": MOUNTING.format(version="/v2"),
+            "docs/v1/mounting.md": MOUNTING.format(version=""),
+        },
+    )
+    question = "how do I mount a widget on a wall?"
+    async with await Engine.open(_config(tmp_path, estate), embedder=ConceptEmbedder()) as engine:
+        await engine.refresh()
+        found = [
+            (r.path, r.heading)
+            for r in (await engine.retrieve(question)).results
+            if r.heading == "Mounting a widget on a wall"
+        ]
+        assert len(found) == 1, found
