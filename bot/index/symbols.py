@@ -306,13 +306,15 @@ class SymbolTable:
         # qualifier keeps the symbols declared in that package (ctyjson's Marshal, not
         # msgpack's); a variable's is a value, so what it calls is a method (``val.Length()``
         # is ``Value.Length``, not a function named ``Length``). A Rust path's qualifier is a
-        # module or a type, never a variable: one the index does not hold names something
-        # outside it (``std::io::Error``), and reaches nothing; ``Self::new`` is a method.
+        # module or a type, never a variable: one the index does not hold as a crate or
+        # module, nor as the type with that member, names something outside it
+        # (``std::io::Error``, ``HashMap::new``), and reaches nothing; ``Self::new`` is a
+        # method of the type the question is about.
         qualifier, member = name.rsplit(".", 2)[-2:]
         hits = self._by_name(member, name)
         if qualifier in self._known_packages:
             home = [h for h in hits if qualifier in self._packages[h.chunk_id]]
-        elif path and not qualifier[:1].isupper():
+        elif path and qualifier != "Self":
             return []
         else:
             home = [h for h in hits if not h.whole]

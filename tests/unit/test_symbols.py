@@ -164,10 +164,14 @@ def test_a_rust_path_outside_the_index_reaches_nothing():
             Declared(1, "exec", "ExitError.Error", "exec/exec.go"),
             Declared(2, "geometry", "Vector", "geometry/vector.go"),
             Declared(3, "semver", "Error", "src/error.rs"),
+            Declared(4, "regex", "Regex.new", "src/re.rs"),
         ]
     )
     assert table.named("how does std::io::Error display?") == []
     assert table.named("why is std::vector slow?") == []
+    # A type the index does not hold: not any indexed type's method of that name.
+    assert table.named("does HashMap::new allocate?") == []
+    assert [h.chunk_id for h in table.named("does Regex::new compile?")[0]] == [4]
     [hits] = table.named("can I turn a std::io::Error into a semver::Error?")
     assert [h.chunk_id for h in hits] == [3]
     # Written with a dot, an unknown qualifier is still a variable calling a method.
