@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
+from bot.index.query import question_words
 from bot.index.symbols import NONE_WRITTEN, WrittenNames, in_named_package
 
 PER_DOCUMENT = 2
@@ -187,14 +188,11 @@ def same_section(a: Selectable, b: Selectable) -> bool:
     """
     if a.repo != b.repo or a.heading != b.heading or a.document_id == b.document_id:
         return False
-    words_a, words_b = _word_set(a.text), _word_set(b.text)
+    # Words as the index cuts and folds them, so "Flag" and "flag" are one word.
+    words_a, words_b = set(question_words(a.text)), set(question_words(b.text))
     if min(len(words_a), len(words_b)) < SAME_SECTION_LEAST_WORDS:
         return False
     return len(words_a & words_b) >= SAME_SECTION_WORDS * len(words_a | words_b)
-
-
-def _word_set(text: str) -> set[str]:
-    return {word.lower() for word in _WORD.findall(text)}
 
 
 def normalised(text: str) -> str:

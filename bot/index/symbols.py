@@ -207,7 +207,7 @@ def _rust_crates(path: str, source: str) -> set[str]:
     re-exports the others), dashes as underscores.
     """
     parts = path.split("/")
-    crates = {source.rsplit("/", 1)[-1].replace("-", "_")}
+    crates = {_project(source).replace("-", "_")}
     if "src" in parts[:-1]:
         above = parts[: parts.index("src")]
         if above:
@@ -216,8 +216,12 @@ def _rust_crates(path: str, source: str) -> set[str]:
 
 
 def _words(source: str) -> set[str]:
+    return {fold(word) for word in question_words(_project(source))}
+
+
+def _project(source: str) -> str:
     # A forge source is named by its path (acme/go/config): its last part is the project's.
-    return {fold(word) for word in question_words(source.rsplit("/", 1)[-1])}
+    return source.rsplit("/", 1)[-1]
 
 
 def is_named(symbol: str, keys: frozenset[str]) -> bool:
