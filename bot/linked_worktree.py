@@ -121,8 +121,12 @@ def _superproject(git_dir: Path) -> Path | None:
 
 
 def _within(path: Path, directory: Path) -> Path | None:
-    """``path`` relative to ``directory``, or None where it lies elsewhere."""
+    """``path`` relative to ``directory``, or None where it lies elsewhere.
+
+    Both are resolved: a ``.git`` file written by older git names its history by an absolute
+    path, which may run through a symbolic link to where the superproject really is.
+    """
     try:
-        return path.resolve().relative_to(directory)
+        return path.resolve().relative_to(directory.resolve())
     except ValueError:
         return None

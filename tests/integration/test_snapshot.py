@@ -328,6 +328,20 @@ def test_a_submodule_checkout_whose_history_is_gone_says_how_to_mend_it_and_that
         snapshot.close()
 
 
+def test_a_submodule_whose_git_file_reaches_its_superproject_through_a_link_is_inside_it(
+    tmp_path,
+):
+    # Older git wrote the history's absolute path, which may run through a symbolic link.
+    app = _superproject_with_submodule(tmp_path / "real")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    history = tmp_path / "link" / "app" / ".git" / "modules" / "lib"
+    (app / "lib" / ".git").write_text(f"gitdir: {history}\n")
+    shutil.rmtree(history)
+    said = _read_all(app / "lib")
+    assert said is not None
+    assert "run 'git submodule deinit -f lib' and then 'git submodule update --init lib'" in said
+
+
 def test_a_git_file_naming_a_directory_that_is_gone_says_so(tmp_path):
     make_repo(tmp_path / "repo", {"README.md": "# Alpha\n"})
     (tmp_path / "repo" / ".git").rename(tmp_path / "history")
