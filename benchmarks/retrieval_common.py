@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import shutil
 import sqlite3
 import statistics
@@ -27,6 +28,7 @@ from bot.bench import ANSWERABLE, Question, band_metrics, first_hit, load_questi
 from bot.engine import Engine  # noqa: E402
 from bot.index.retriever import FtsRetriever  # noqa: E402
 from bot.index.store import Store  # noqa: E402
+from bot.index.writer import page_text  # noqa: E402
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +75,9 @@ def build_index(repos: Path, directory: Path, mode: str = "bm25") -> tuple[Path,
 def index_variant(index: Path, target: Path, sql: str | None) -> Path:
     """A copy of ``index`` at ``target`` with ``sql`` applied to it (as built when ``None``).
 
-    The index's triggers keep both full-text indexes in step with the change, so the copy is
-    searched exactly as an index built that way would be.
+    The index's triggers keep the two indexes of chunks in step with the change, and the index
+    of whole pages is written again from the chunks left, so the copy is searched exactly as an
+    index built that way would be.
     """
     db = sqlite3.connect(index)
     try:
@@ -87,9 +90,25 @@ def index_variant(index: Path, target: Path, sql: str | None) -> Path:
         try:
             with db:
                 db.execute(sql)
+                _rewrite_pages(db)
         finally:
             db.close()
     return target
+
+
+def _rewrite_pages(db: sqlite3.Connection) -> None:
+    """Write every page of prose again from its chunks, as the indexer would have."""
+    rows = db.execute(
+        "SELECT c.document_id, c.heading, c.body FROM chunks c "
+        "JOIN documents d ON d.id = c.document_id WHERE d.kind <> 'code' "
+        "ORDER BY c.document_id, c.ordinal"
+    ).fetchall()
+    pages = itertools.groupby(rows, key=lambda row: row[0])
+    db.execute("DELETE FROM pages_fts")
+    db.executemany(
+        "INSERT INTO pages_fts (rowid, text) VALUES (?, ?)",
+        [(document, page_text((h, b) for _, h, b in sections)) for document, sections in pages],
+    )
 
 
 def add_index_options(parser: argparse.ArgumentParser) -> None:

@@ -212,6 +212,54 @@ Feature: Asking for the passages that answer a question
     Then passage 1 is "Mounting a widget on a wall" from "docs/v2/mounting.md"
     And passage 2 is "Brackets" from "docs/guide/walls.md"
 
+  Scenario: Of two sections that match a question alike, the one whose page is about it comes first
+    Given a git repository "widgets" holding "docs/guide/settings.md":
+      """
+      # Settings
+
+      ## Startup
+
+      To keep tab completion in every new terminal, copy the script into the folder your shell
+      reads.
+
+      ## Colours
+
+      Boxes are drawn in the colours of your theme; set `colour = "none"` for plain text.
+
+      ## Sounds
+
+      The bell rings when a long job ends; set `bell = false` in the settings file to silence
+      it.
+
+      ## Fonts
+
+      Boxes are drawn with the font of your terminal; a font without box-drawing characters
+      shows them as question marks, so pick one that has them.
+      """
+    And a git repository "widgets" holding "docs/guide/shells.md":
+      """
+      # Shells
+
+      ## Scripts
+
+      To keep tab completion in every new terminal, copy the script into the folder your shell
+      reads at startup.
+
+      ## Generating the script
+
+      `widgets completion bash` prints the tab completion script for bash, and `widgets
+      completion zsh` the one for zsh.
+
+      ## Trying it out
+
+      Source the script to have tab completion in the terminal you are in: `source <(widgets
+      completion bash)`.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "how do I keep tab completion in every new terminal?" --retrieval-only --json`
+    Then passage 1 is "Scripts" from "docs/guide/shells.md"
+    And passage 2 is "Startup" from "docs/guide/settings.md"
+
   Scenario: A section that explains a thing at length ranks above a line that only names it
     Given a git repository "widgets" holding "docs/guide/retries.md":
       """

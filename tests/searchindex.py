@@ -6,11 +6,11 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-_TABLES = ("chunks_head_fts", "chunks_body_fts")
+_TABLES = ("chunks_head_fts", "chunks_body_fts", "pages_fts")
 
 
 def left_to_merge(index: Path) -> bool:
-    """Whether FTS5's ``optimize`` would still change either full-text index (it is run)."""
+    """Whether FTS5's ``optimize`` would still change any full-text index (it is run)."""
     with closing(sqlite3.connect(index)) as db:
 
         def pages() -> list[tuple[int, bytes]]:

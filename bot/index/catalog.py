@@ -112,10 +112,11 @@ async def paths_of_kind(store: Store, name: str, kind: str) -> frozenset[str]:
 # Every query of what is answered from uses these, so no ranking can serve other chunks.
 SERVED = "s.verdict != 'rejected'"
 SERVED_SOURCES_SQL = "SELECT name FROM sources s WHERE " + SERVED  # noqa: S608 (constants only)
-SERVED_CHUNKS = (
-    "FROM chunks c JOIN documents d ON d.id = c.document_id "
-    "JOIN sources s ON s.name = d.source WHERE " + SERVED
+# A chunk with its document and its source, for reading the served ones (``SERVED``).
+CHUNK_JOINS = (
+    "FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.name = d.source"
 )
+SERVED_CHUNKS = CHUNK_JOINS + " WHERE " + SERVED
 
 
 async def chunk_count(store: Store) -> int:

@@ -6,8 +6,10 @@ each with BM25 parameters of its own (``bot.index.bm25``). Each is normalised ag
 kind, so a long section whose heading matches is not penalised for its length, and the two
 scores are added. Within them, a heading somebody wrote outweighs its ancestors, and split
 identifiers outweigh body text; no one column dominates (docs/retrieval.md, "Scoring: BM25
-over headings and bodies"). BM25 in FTS5 is negative with more negative better; scores are
-flipped once, here, so every caller sees higher-is-better.
+over headings and bodies"). A third index holds whole pages of prose: how well a section's
+page matches orders sections of prose among themselves (``bot.index.page_evidence``). BM25
+in FTS5 is negative with more negative better; scores are flipped once, here, so every
+caller sees higher-is-better.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.corpus.chunk import Kind
 from bot.corpus.code.source import CODE_WEIGHT
 from bot.corpus.urls import blob_url, local_url
 from bot.index.bm25 import FUNCTION, Bm25
-from bot.index.catalog import SERVED_CHUNKS, SERVED_SOURCES_SQL
+from bot.index.catalog import CHUNK_JOINS, SERVED, SERVED_CHUNKS, SERVED_SOURCES_SQL
+from bot.index.page_evidence import order_by_page
 from bot.index.query import build_query, content_terms, identifiers, query_terms
 from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
 from bot.index.store import Store
@@ -136,9 +140,21 @@ SELECT EXISTS (SELECT 1 FROM chunks_head_fts WHERE chunks_head_fts MATCH ?1)
 # and one down; 2 moves a second docs answer down behind a symbol the question named in passing.
 PACKAGE_NAMED = 1.5
 
+# Each candidate with how well its page matches, when it is prose (no page of code is
+# indexed): BM25 over the whole page. Read in the same trip as the candidates, since under
+# load every trip to a reading thread waits its turn; materialised, each page is scored once,
+# and only the candidates' pages are.
 _CANDIDATES_SQL = (
-    "SELECT c.id, c.document_id, d.source, c.symbol, c.weight, c.text_key, d.path, c.heading "
-    + SERVED_CHUNKS
+    """
+WITH pages(id, score) AS MATERIALIZED (
+    SELECT rowid, bm25(pages_fts) FROM pages_fts
+    WHERE pages_fts MATCH ? AND +rowid IN (SELECT document_id FROM chunks WHERE id IN ({ids}))
+)
+SELECT c.id, c.document_id, d.source, d.kind, c.symbol, c.weight, c.text_key, d.path,
+       c.heading, p.score AS page """  # noqa: S608 (constants only)
+    + CHUNK_JOINS
+    + " LEFT JOIN pages p ON p.id = c.document_id WHERE "
+    + SERVED
     + " AND c.id IN ({ids})"
 )
 # Read for the candidates kept only, of the hundreds scored: selection compares their words.
@@ -248,17 +264,24 @@ class FtsRetriever:
             scores[chunk_id] += w.headings_share * score
         for chunk_id, score in bodies.items():
             scores[chunk_id] += score
-        rows = await self._fetch(_CANDIDATES_SQL, list(scores))
-        # The ranking weight (lists of links, code, deprecation) applies before the cut.
-        weighted = {r["id"]: scores[r["id"]] * _weight(r, written) for r in rows}
-        ranked = sorted(rows, key=lambda r: (-weighted[r["id"]], r["id"]))[:limit]
-        kept = await self._fetch(_TEXTS_SQL, [r["id"] for r in ranked])
+        rows = await self._fetch(_CANDIDATES_SQL, list(scores), before=(query,))
+        # The ranking weight (lists of links, code, deprecation) applies before the cut, to a
+        # section's page's evidence as to its own: a list of links on a page about the
+        # question is still a list of links.
+        weights = {r["id"]: _weight(r, written) for r in rows}
+        weighted = {r["id"]: scores[r["id"]] * weights[r["id"]] for r in rows}
+        ranked = sorted(rows, key=lambda r: (-weighted[r["id"]], r["id"]))
+        ordered = order_by_page(
+            [(r, weighted[r["id"]]) for r in ranked],
+            [_page_evidence(r, weights[r["id"]]) for r in ranked],
+        )[:limit]
+        kept = await self._fetch(_TEXTS_SQL, [r["id"] for r, _ in ordered])
         texts = {t["id"]: t["body"] for t in kept}
         return [
             Candidate(
                 r["id"],
                 r["document_id"],
-                weighted[r["id"]],
+                score,
                 r["source"],
                 r["path"],
                 r["symbol"],
@@ -266,7 +289,7 @@ class FtsRetriever:
                 texts.get(r["id"], ""),
                 r["text_key"] or f"#{r['id']}",
             )
-            for r in ranked
+            for r, score in ordered
         ]
 
     async def _results(self, chosen: list[Candidate]) -> list[Result]:
@@ -297,10 +320,14 @@ class FtsRetriever:
         """
         return {row["id"]: _result(row, 0.0) for row in await self._fetch(_ROWS_SQL, ids)}
 
-    async def _fetch(self, sql: str, ids: list[int]) -> list[sqlite3.Row]:
+    async def _fetch(
+        self, sql: str, ids: list[int], before: tuple[object, ...] = ()
+    ) -> list[sqlite3.Row]:
+        """Rows of ``sql`` whose parameters are ``before``, then ``ids`` at each ``{ids}``."""
         if not ids:
             return []
-        return await self._store.fetchall(sql.format(ids=_marks(ids)), tuple(ids))
+        params = (*before, *ids * sql.count("{ids}"))
+        return await self._store.fetchall(sql.format(ids=_marks(ids)), params)
 
     async def _source_names(self) -> list[str]:
         rows = await self._store.fetchall(SERVED_SOURCES_SQL)
@@ -321,6 +348,16 @@ def _weight(row: sqlite3.Row, written: WrittenNames) -> float:
     if in_named_package(symbol, path, source, written.qualified):
         weight *= PACKAGE_NAMED
     return float(weight)
+
+
+def _page_evidence(row: sqlite3.Row, weight: float) -> float | None:
+    """How well a candidate's page matches, as its weight counts it; ``None`` for code.
+
+    FTS5's BM25 is lower for a better match, and a page matching none of the words is absent.
+    """
+    if row["kind"] == Kind.CODE:
+        return None
+    return -(row["page"] or 0.0) * weight
 
 
 def _marks(ids: list[int]) -> str:

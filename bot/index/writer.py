@@ -159,6 +159,11 @@ async def write_source(store: Store, plan: SourcePlan) -> None:
                     for i, c in enumerate(doc.chunks)
                 ],
             )
+            if doc.kind is not Kind.CODE:
+                await conn.execute(
+                    "INSERT INTO pages_fts (rowid, text) VALUES (?, ?)",
+                    (document_id, page_text((c.heading, c.text) for c in doc.chunks)),
+                )
 
         # Only now that every file of the new commit is written do vanished files go.
         vanished = [(existing[p],) for p in existing.keys() - plan.paths]
@@ -199,6 +204,15 @@ async def _vectors_of(conn: aiosqlite.Connection, document_id: int) -> dict[str,
     ) as cursor:
         rows = await cursor.fetchall()
     return {embed_text(r[0].split(PATH_SEPARATOR), r[1]): r[2] for r in rows}
+
+
+def page_text(sections: Iterable[tuple[str, str]]) -> str:
+    """A page of prose as the page index holds it: each section's heading, then its text.
+
+    ``sections`` are ``(heading, text)`` in the page's order. Migration 0009 builds the same
+    text from the chunks of an index made before it.
+    """
+    return "\n".join(f"{heading}\n{text}" for heading, text in sections)
 
 
 def _chunk_row(document_id: int | None, ordinal: int, chunk: Chunk) -> tuple[object, ...]:
@@ -293,11 +307,12 @@ async def remember_sites_seen(
         )
 
 
-# FTS5's command for merging an index into one segment, for the two indexes the retriever
-# ranks with (migrations/0001_initial.sql).
+# FTS5's command for merging an index into one segment, for the indexes the retriever ranks
+# with (migrations/0001_initial.sql, 0009_pages.sql).
 _OPTIMIZE_SQL = (
     "INSERT INTO chunks_head_fts (chunks_head_fts) VALUES ('optimize')",
     "INSERT INTO chunks_body_fts (chunks_body_fts) VALUES ('optimize')",
+    "INSERT INTO pages_fts (pages_fts) VALUES ('optimize')",
 )
 
 

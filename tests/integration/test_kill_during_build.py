@@ -79,8 +79,7 @@ def test_a_build_killed_mid_write_leaves_a_consistent_index(tmp_path, fake, monk
 
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        for table in ("chunks_head_fts", "chunks_body_fts"):
-            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
+        _check_search_indexes(conn)
         partial = conn.execute("SELECT count(DISTINCT source) FROM documents").fetchone()[0]
     assert 0 < partial < 4  # some sources committed, the one being written did not
 
@@ -92,14 +91,22 @@ def test_a_build_killed_mid_write_leaves_a_consistent_index(tmp_path, fake, monk
             "HAVING count(*) > 1"
         ).fetchall()
         assert duplicates == []
-        for table in ("chunks_head_fts", "chunks_body_fts"):
-            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
+        _check_search_indexes(conn)
 
     fresh = _write_config(tmp_path, fake, "fresh")
     assert main(["--config", str(fresh), "index", "build", "--json"]) == 0
     assert _snapshot(db) == _snapshot(tmp_path / "fresh.sqlite")
     leftovers = [p for p in (tmp_path / "clones").iterdir() if p.name.startswith("+")]
     assert [p.name for p in leftovers] == ["+lock"]  # the lock file stays, unlocked
+
+
+def _check_search_indexes(conn: sqlite3.Connection) -> None:
+    """Each full-text index is sound, and the pages index holds exactly the pages of prose."""
+    for table in ("chunks_head_fts", "chunks_body_fts", "pages_fts"):
+        conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
+    pages = {row[0] for row in conn.execute("SELECT rowid FROM pages_fts")}
+    prose = {row[0] for row in conn.execute("SELECT id FROM documents WHERE kind <> 'code'")}
+    assert pages == prose
 
 
 def _documents(db: Path) -> int:

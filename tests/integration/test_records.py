@@ -118,10 +118,12 @@ async def test_an_index_from_before_busy_was_an_outcome_keeps_its_record_and_rec
     tmp_path,
 ):
     # The index as the version before the 'busy' outcome made it: every migration up to it.
+    # The page index comes with it, as this version's writer and retriever need it; it touches
+    # no table of the record, and the migration that follows applies after it all the same.
     earlier = tmp_path / "earlier-migrations"
     earlier.mkdir()
     for script in sorted(MIGRATIONS_DIR.glob("*.sql")):
-        if script.stem < "0007":
+        if script.stem < "0007" or script.stem == "0009_pages":
             shutil.copy(script, earlier)
     config = answer_config(tmp_path, make_estate(tmp_path / "estate"), "none")
     composer = ScriptedComposer()
