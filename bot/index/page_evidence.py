@@ -41,9 +41,8 @@ def order_by_page(
     if len(page_scores) != len(ranked):
         raise ValueError("one page score, or None, is needed for each ranked passage")
     pages = {i: page for i, page in enumerate(page_scores) if page is not None}
-    places = list(pages)
-    prose = sorted(places, key=lambda i: -(ranked[i][1] + share * pages[i]))
+    prose = sorted(pages, key=lambda i: -(ranked[i][1] + share * pages[i]))
     ordered = list(ranked)
-    for place, moved in zip(places, prose, strict=True):
+    for place, moved in zip(pages, prose, strict=True):
         ordered[place] = (ranked[moved][0], ranked[place][1])
     return ordered

@@ -226,7 +226,10 @@ class FtsRetriever:
         return unknown
 
     async def search(self, query: str, limit: int, source: str | None = None) -> list[Result]:
-        """Run one query against both indexes; ``source`` restricts it to one source."""
+        """Run one query against the passages' two indexes, their pages ordering prose.
+
+        ``source`` restricts it to one source.
+        """
         return await self._results(await self._candidates(query, limit, source))
 
     async def _candidates(
