@@ -47,6 +47,19 @@ def question_words(question: str) -> list[str]:
     return [match.group(0).lower() for match in _WORD.finditer(question)]
 
 
+def stem(word: str) -> str:
+    """``word`` without a regular ending, so that its forms meet in a comparison of words.
+
+    Enough to let "update", "updates", "updated" and "updating" meet; nothing cleverer. The
+    index has its own stemmer: this is for the comparisons made outside it.
+    """
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix) and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    return word.removesuffix("e") if len(word) > 4 else word
+
+
 def identifiers(question: str) -> dict[str, list[str]]:
     """The question's compound identifiers, lowercased as searched, with their words.
 

@@ -30,7 +30,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from bot.corpus.identifiers import split_identifier
-from bot.index.query import FUNCTION_WORDS, question_words
+from bot.index.query import FUNCTION_WORDS, question_words, stem
 
 # A dotted run of identifiers: ``Map.Lookup``, ``cobra.CheckErr``, ``update_with_detection``,
 # or a Rust path, read as dotted: ``anyhow::Error``, ``Version::parse``.
@@ -189,13 +189,13 @@ def _packages(path: str, source: str) -> set[str]:
     """The names a file's declarations are qualified with in code that uses them."""
     directory, file = posixpath.split(path)
     packages = {fold(posixpath.basename(directory))} if directory else _words(source)
-    stem, extension = posixpath.splitext(file)
-    if extension == ".py" and stem != "__init__":
-        packages.add(fold(stem))
+    module, extension = posixpath.splitext(file)
+    if extension == ".py" and module != "__init__":
+        packages.add(fold(module))
     if extension == ".rs":
         packages |= {fold(crate) for crate in _rust_crates(path, source)}
-        if stem not in _RUST_ROOTS:
-            packages.add(fold(stem))
+        if module not in _RUST_ROOTS:
+            packages.add(fold(module))
     return packages
 
 
@@ -235,17 +235,8 @@ def is_named(symbol: str, keys: frozenset[str]) -> bool:
     return fold(symbol) in keys or fold(symbol.rsplit(".", 1)[-1]) in keys
 
 
-def _stem(word: str) -> str:
-    # Enough to let "update", "updates", "updated" and "updating" meet; nothing cleverer.
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix) and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    return word.removesuffix("e") if len(word) > 4 else word
-
-
 def _content_words(words: Iterable[str]) -> set[str]:
-    return {_stem(w) for w in words if w not in FUNCTION_WORDS and len(w) > 1}
+    return {stem(w) for w in words if w not in FUNCTION_WORDS and len(w) > 1}
 
 
 class SymbolTable:
