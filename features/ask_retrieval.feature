@@ -260,6 +260,54 @@ Feature: Asking for the passages that answer a question
     Then passage 1 is "Scripts" from "docs/guide/shells.md"
     And passage 2 is "Startup" from "docs/guide/settings.md"
 
+  Scenario: Of two sections that match a question alike, the one it names by its heading comes first
+    Given a git repository "widgets" holding "docs/guide/caches.md":
+      """
+      # Caches
+
+      Widgets remember what they computed, so that asking twice costs once.
+
+      ## Cache policy
+
+      A widget's results are kept for an hour unless it says otherwise. Write `keep = "10m"`
+      in the widget's own file for ten minutes, `keep = "forever"` to keep them until the
+      widget changes, or `keep = "never"` to compute every result again each time it is asked
+      for. A widget that reads the clock should not be kept at all.
+
+      ## Stores
+
+      A store keeps its widgets' results in a cache. Set the cache policy of the store, and the
+      cache keeps what the policy says; a store whose cache has no policy set keeps every result.
+      """
+    And a git repository "widgets" holding "docs/guide/settings.md":
+      """
+      # Settings
+
+      ## Colours
+
+      Boxes are drawn in the colours of your theme; pick `colour = "none"` for plain text.
+
+      ## Sounds
+
+      The bell rings when a long job ends; turn it off in the settings file to silence it.
+
+      ## Fonts
+
+      Boxes are drawn with the font of your terminal; pick one with box-drawing characters.
+
+      ## Keys
+
+      Every command has a key; the list of keys is printed by `widgets keys`.
+
+      ## Layouts
+
+      Widgets are laid out in rows, or in columns with `layout = "columns"`.
+      """
+    And the index has been built
+    When I run `python -m bot.cli ask "how do I set a cache policy so that a store keeps only some of its results?" --retrieval-only --json`
+    Then passage 1 is "Cache policy" from "docs/guide/caches.md"
+    And passage 2 is "Stores" from "docs/guide/caches.md"
+
   Scenario: A section that explains a thing at length ranks above a line that only names it
     Given a git repository "widgets" holding "docs/guide/retries.md":
       """

@@ -24,6 +24,7 @@ from bot.corpus.code.source import CODE_WEIGHT
 from bot.corpus.urls import blob_url, local_url
 from bot.index.bm25 import FUNCTION, Bm25
 from bot.index.catalog import CHUNK_JOINS, SERVED, SERVED_CHUNKS, SERVED_SOURCES_SQL
+from bot.index.named_sections import NAMED_SECTION, names_section, said_words
 from bot.index.page_evidence import order_by_page
 from bot.index.query import build_query, content_terms, identifiers, query_terms
 from bot.index.selection import NAMED_SLOTS, named_sources, select, text_key, without_names
@@ -151,7 +152,7 @@ WITH pages(id, score) AS MATERIALIZED (
     WHERE pages_fts MATCH ? AND +rowid IN (SELECT document_id FROM chunks WHERE id IN ({ids}))
 )
 SELECT c.id, c.document_id, d.source, d.kind, c.symbol, c.weight, c.text_key, d.path,
-       c.heading, p.score AS page """  # noqa: S608 (constants only)
+       c.heading, c.ordinal, p.score AS page """  # noqa: S608 (constants only)
     + CHUNK_JOINS
     + " LEFT JOIN pages p ON p.id = c.document_id WHERE "
     + SERVED
@@ -197,9 +198,10 @@ class FtsRetriever:
         narrowed = build_query(rest if content_terms(rest) else question, unknown) if named else ""
         wanted = self._candidates_wanted
         written = WrittenNames.of(question)
-        searches = [self._candidates(narrowed, wanted, n, written) for n in named if narrowed]
+        said = said_words(question)
+        searches = [self._candidates(narrowed, wanted, n, written, said) for n in named if narrowed]
         *per_source, general = await asyncio.gather(
-            *searches, self._candidates(query, wanted, written=written)
+            *searches, self._candidates(query, wanted, written=written, said=said)
         )
         named_candidates = sorted(
             (c for found in per_source for c in found), key=lambda c: c.score, reverse=True
@@ -238,11 +240,13 @@ class FtsRetriever:
         limit: int,
         source: str | None = None,
         written: WrittenNames = NONE_WRITTEN,
+        said: tuple[str, ...] = (),
     ) -> list[Candidate]:
         """The best ``limit`` chunks for ``query``, carrying only what selection needs.
 
         ``written`` holds the names the question writes as code: the symbols they name are not
-        marked down, and one named with its package ranks higher (``_weight``).
+        marked down, and one named with its package ranks higher (``_weight``). ``said`` holds
+        the question's ``said_words``: a section it names by its heading ranks higher.
         """
         w = self._weights
         # Each index is asked for four times ``limit`` rows: a chunk strong in one index and
@@ -271,7 +275,7 @@ class FtsRetriever:
         # The ranking weight (lists of links, code, deprecation) applies before the cut, to a
         # section's page's evidence as to its own: a list of links on a page about the
         # question is still a list of links.
-        weights = {r["id"]: _weight(r, written) for r in rows}
+        weights = {r["id"]: _weight(r, written) * _named(r, said) for r in rows}
         weighted = {r["id"]: scores[r["id"]] * weights[r["id"]] for r in rows}
         ranked = sorted(rows, key=lambda r: (-weighted[r["id"]], r["id"]))
         ordered = order_by_page(
@@ -351,6 +355,17 @@ def _weight(row: sqlite3.Row, written: WrittenNames) -> float:
     if in_named_package(symbol, path, source, written.qualified):
         weight *= PACKAGE_NAMED
     return float(weight)
+
+
+def _named(row: sqlite3.Row, said: tuple[str, ...]) -> float:
+    """``NAMED_SECTION`` for a section of prose the question names by its heading, else 1.
+
+    A page's opening section is not: it carries the page's title, and the page's evidence
+    counts already how well the page matches.
+    """
+    if row["kind"] == Kind.CODE or row["ordinal"] == 0 or not said:
+        return 1.0
+    return NAMED_SECTION if names_section(row["heading"], said) else 1.0
 
 
 def _page_evidence(row: sqlite3.Row, weight: float) -> float | None:

@@ -1,0 +1,100 @@
+"""Sections a question names by their heading rank higher, in a real index; openings do not."""
+
+from __future__ import annotations
+
+from tests.answering import built_engine
+
+QUESTION = "how do I set a cache policy so that a store keeps only some of its results?"
+
+CACHES = """# Caches
+
+Widgets remember what they computed, so that asking twice costs once.
+
+## Cache policy
+
+A widget's results are kept for an hour unless it says otherwise. Write `keep = "10m"`
+in the widget's own file for ten minutes, `keep = "forever"` to keep them until the
+widget changes, or `keep = "never"` to compute every result again each time it is asked
+for. A widget that reads the clock should not be kept at all.
+
+## Stores
+
+A store keeps its widgets' results in a cache. Set the cache policy of the store, and the
+cache keeps what the policy says; a store whose cache has no policy set keeps every result.
+"""
+# The same "Stores" section, on a page of its own.
+STORES = """# Caches
+
+Widgets remember what they computed, so that asking twice costs once.
+
+## Stores
+
+A store keeps its widgets' results in a cache. Set the cache policy of the store, and the
+cache keeps what the policy says; a store whose cache has no policy set keeps every result.
+"""
+# A page titled by what the question names, its opening section matching nearly as well.
+POLICY = """# Cache policy
+
+A store keeps a widget's results for an hour unless it says otherwise. Write `keep = "10m"`
+in the widget's own file for ten minutes, `keep = "forever"` to keep them until the
+widget changes, or `keep = "never"` to compute every result again each time it is asked
+for. A widget that reads the clock should not be kept at all.
+
+## Clocks
+
+A widget that reads the clock is never kept.
+"""
+SETTINGS = """# Settings
+
+## Colours
+
+Boxes are drawn in the colours of your theme; pick `colour = "none"` for plain text.
+
+## Sounds
+
+The bell rings when a long job ends; turn it off in the settings file to silence it.
+
+## Fonts
+
+Boxes are drawn with the font of your terminal; pick one with box-drawing characters.
+
+## Keys
+
+Every command has a key; the list of keys is printed by `widgets keys`.
+
+## Layouts
+
+Widgets are laid out in rows, or in columns with `layout = "columns"`.
+"""
+
+
+def _places(results) -> list[tuple[str, str]]:
+    return [(r.heading, r.path) for r in results]
+
+
+async def test_a_section_the_question_names_by_its_heading_passes_one_that_matches_more(tmp_path):
+    repos = {"widgets": {"docs/caches.md": CACHES, "docs/settings.md": SETTINGS}}
+    async with built_engine(tmp_path, repos) as engine:
+        results = await engine.retriever.retrieve(QUESTION)
+    assert _places(results)[:2] == [
+        ("Cache policy", "docs/caches.md"),
+        ("Stores", "docs/caches.md"),
+    ]
+
+
+async def test_a_page_opening_the_question_names_is_not_lifted(tmp_path):
+    # Named, the opening would pass "Stores" as the section above does; its page's evidence is
+    # what counts for it.
+    repos = {
+        "widgets": {
+            "docs/policy.md": POLICY,
+            "docs/caches.md": STORES,
+            "docs/settings.md": SETTINGS,
+        }
+    }
+    async with built_engine(tmp_path, repos) as engine:
+        results = await engine.retriever.retrieve(QUESTION)
+    assert _places(results)[:2] == [
+        ("Stores", "docs/caches.md"),
+        ("Cache policy", "docs/policy.md"),
+    ]
