@@ -7,14 +7,16 @@ words more often in its text (a section on collection values that warns about a 
 ``for``) can still come first. A heading said in full by the question is a surer sign: every
 one of its words, in its order, with nothing between them.
 
-Two kinds of heading are left out, because a question says them without meaning them:
+Some headings are left out, because a question says them without meaning them:
 
 - a heading of one word (*Error*, *Client*, *Flags*), which most questions about it use in
   passing; a leading article does not count as a word (*The client* is one);
-- the page's opening section, which carries the page's title (its first heading, or the
-  title its front matter gives): the page's evidence already counts how well a whole page
-  matches (``bot.index.page_evidence``), and an introduction is seldom the answer when a
-  question names its page.
+- a heading of function words alone (*What is it?*), which names nothing;
+- the page's opening section, usually the one under its title: the page's evidence already
+  counts how well a whole page matches (``bot.index.page_evidence``), and an introduction is
+  seldom the answer when a question names its page. Which section opens a page is told by
+  its place, not by its heading's level, which the index does not keep: on a page whose
+  title has no text of its own, the first subsection opens the page and is left out too.
 
 Code passages are not concerned: a question that names a symbol is searched for it by name
 (``bot.index.symbols``).
@@ -23,9 +25,10 @@ Code passages are not concerned: a question that names a symbol is searched for 
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Sequence
 
-from bot.index.query import question_words, stem
+from bot.index.query import FUNCTION_WORDS, question_words, stem
 
 # How much higher a section ranks when the question names it by its heading. Measured on the
 # benchmark sets (BENCHMARKS.md, "A section the question names"): from 1.05 to 1.7 no answer
@@ -39,13 +42,14 @@ _ARTICLES = frozenset({"a", "an", "the"})
 
 def said_words(question: str) -> tuple[str, ...]:
     """The question's words, lowercased and stemmed, in their order, for ``names_section``."""
-    return tuple(_form(word) for word in question_words(question))
+    return tuple(_form(word) for word in _words(question))
 
 
 def names_section(heading: str, said: Sequence[str]) -> bool:
     """Whether a question whose ``said_words`` are ``said`` says all of ``heading``, in order.
 
-    A heading of fewer than two words, leading articles aside, is never named this way.
+    A heading of fewer than two words, leading articles aside, or of function words alone,
+    is never named this way.
     """
     words = _heading_words(heading)
     width = len(words)
@@ -62,10 +66,17 @@ def names_section(heading: str, said: Sequence[str]) -> bool:
 # question to the next: their words are worked out once.
 @functools.lru_cache(maxsize=8192)
 def _heading_words(heading: str) -> tuple[str, ...]:
-    words = [_form(word) for word in question_words(heading)]
+    words = _words(heading)
     while words and words[0] in _ARTICLES:
         del words[0]
-    return tuple(words)
+    if all(word in FUNCTION_WORDS for word in words):
+        return ()
+    return tuple(_form(word) for word in words)
+
+
+def _words(text: str) -> list[str]:
+    # One form for each character, so that "é" typed as one character or as two meets.
+    return question_words(unicodedata.normalize("NFKC", text).casefold())
 
 
 def _form(word: str) -> str:

@@ -144,7 +144,8 @@ PACKAGE_NAMED = 1.5
 # Each candidate with how well its page matches, when it is prose (no page of code is
 # indexed): BM25 over the whole page. Read in the same trip as the candidates, since under
 # load every trip to a reading thread waits its turn; materialised, each page is scored once,
-# and only the candidates' pages are.
+# and only the candidates' pages are. ``opening`` tells a part of a page's opening section: the
+# first passage, and any cut from the same section when it was too long for one.
 _CANDIDATES_SQL = (
     """
 WITH pages(id, score) AS MATERIALIZED (
@@ -152,7 +153,12 @@ WITH pages(id, score) AS MATERIALIZED (
     WHERE pages_fts MATCH ? AND +rowid IN (SELECT document_id FROM chunks WHERE id IN ({ids}))
 )
 SELECT c.id, c.document_id, d.source, d.kind, c.symbol, c.weight, c.text_key, d.path,
-       c.heading, c.ordinal, p.score AS page """  # noqa: S608 (constants only)
+       c.heading, p.score AS page,
+       CASE WHEN c.ordinal = 0 THEN 1 WHEN d.kind = '"""  # noqa: S608 (constants only)
+    + Kind.CODE
+    + """' THEN 0 ELSE c.heading_path = (
+           SELECT o.heading_path FROM chunks o WHERE o.document_id = c.document_id AND o.ordinal = 0
+       ) END AS opening """
     + CHUNK_JOINS
     + " LEFT JOIN pages p ON p.id = c.document_id WHERE "
     + SERVED
@@ -360,10 +366,10 @@ def _weight(row: sqlite3.Row, written: WrittenNames) -> float:
 def _named(row: sqlite3.Row, said: tuple[str, ...]) -> float:
     """``NAMED_SECTION`` for a section of prose the question names by its heading, else 1.
 
-    A page's opening section is not: it carries the page's title, and the page's evidence
-    counts already how well the page matches.
+    A page's opening section is not: it usually sits under the page's title, and the page's
+    evidence already counts how well the whole page matches.
     """
-    if row["kind"] == Kind.CODE or row["ordinal"] == 0 or not said:
+    if row["kind"] == Kind.CODE or row["opening"] or not said:
         return 1.0
     return NAMED_SECTION if names_section(row["heading"], said) else 1.0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.corpus.markdown import chunk_markdown
 from tests.answering import built_engine
 
 QUESTION = "how do I set a cache policy so that a store keeps only some of its results?"
@@ -43,6 +44,37 @@ for. A widget that reads the clock should not be kept at all.
 ## Clocks
 
 A widget that reads the clock is never kept.
+"""
+# The same opening, too long for one passage: its second part opens the page as well.
+LONG_POLICY = (
+    "# Cache policy\n\n"
+    + "Widgets that draw boxes, ring bells or pick fonts compute something small; widgets that\n"
+    "read files or ask servers compute something large, and gain the most.\n\n"
+    * 30
+    + """A store keeps a widget's results for an hour unless it says otherwise. Write `keep = "10m"`
+in the widget's own file for ten minutes, or `keep = "never"` to keep none. Set the
+policy of a store's cache, and the store keeps only the results the policy says.
+
+## Clocks
+
+A widget that reads the clock is never kept.
+"""
+)
+TAGS_PY = '''"""Building widgets."""
+
+
+def build_tags(widget):
+    """The build tags a widget's binary is compiled with: each leaves a part out, the docs too."""
+    return widget.tags
+'''
+BUILDING = """# Building
+
+Widgets are compiled once for each machine.
+
+## Leaving parts out
+
+Pass a build tag to leave a part out: `nodocs` leaves the docs out, and `noman` the manual
+pages.
 """
 SETTINGS = """# Settings
 
@@ -97,4 +129,40 @@ async def test_a_page_opening_the_question_names_is_not_lifted(tmp_path):
     assert _places(results)[:2] == [
         ("Stores", "docs/caches.md"),
         ("Cache policy", "docs/policy.md"),
+    ]
+
+
+async def test_a_named_section_ranks_higher_in_a_named_repository_s_own_search_too(tmp_path):
+    repos = {"widgets": {"docs/caches.md": CACHES, "docs/settings.md": SETTINGS}}
+    async with built_engine(tmp_path, repos) as engine:
+        results = await engine.retriever.retrieve(f"in widgets, {QUESTION}")
+    assert _places(results)[:2] == [
+        ("Cache policy", "docs/caches.md"),
+        ("Stores", "docs/caches.md"),
+    ]
+
+
+async def test_no_part_of_a_long_opening_is_lifted(tmp_path):
+    # Cut in two, the opening's second part is not the page's first passage, yet opens it.
+    parts = [c for c in chunk_markdown(LONG_POLICY) if c.heading == "Cache policy"]
+    assert len(parts) == 2
+    files = {"docs/policy.md": LONG_POLICY, "docs/caches.md": STORES, "docs/settings.md": SETTINGS}
+    async with built_engine(tmp_path, {"widgets": files}) as engine:
+        results = await engine.retriever.retrieve(QUESTION)
+    assert _places(results)[:2] == [
+        ("Stores", "docs/caches.md"),
+        ("Cache policy", "docs/policy.md"),
+    ]
+
+
+async def test_a_symbol_whose_name_says_the_heading_is_not_lifted(tmp_path):
+    # `build_tags` reads as "build tags"; a question names a symbol by writing it as code.
+    files = {"widgets/tags.py": TAGS_PY, "docs/building.md": BUILDING, "docs/settings.md": SETTINGS}
+    async with built_engine(tmp_path, {"widgets": files}) as engine:
+        results = await engine.retriever.retrieve(
+            "is there a build tag to leave the docs out of my binary?"
+        )
+    assert _places(results)[:2] == [
+        ("Leaving parts out", "docs/building.md"),
+        ("build_tags", "widgets/tags.py"),
     ]

@@ -34,6 +34,7 @@ def test_a_heading_said_in_full_names_its_section(heading, question):
         ("Build tags", "which tags does the build take?", "not together"),
         ("Tags build", "is there a build tag?", "not in order"),
         ("Building the tags", "is there a build tag?", "a word between them"),
+        ("Build tags", "how do I build the tags?", "a word between them in the question"),
         ("Flags", "how do I hide flags from the help?", "one word"),
         ("The client", "point the client at my own server", "an article and one word"),
         ("", "anything at all", "no words"),
@@ -43,10 +44,28 @@ def test_a_heading_said_in_part_apart_or_of_one_word_names_nothing(heading, ques
     assert not _names(heading, question), why
 
 
-def test_regular_forms_of_a_word_meet():
-    assert _names("Updating the index", "my index updated when I ran updating the index")
-    assert _names("Key Distribution", "how does key distribution work for scratchpads?")
-    assert _names("Matching patches", "which patch is matching patches?")
+@pytest.mark.parametrize(
+    ("heading", "question"),
+    [
+        ("Updating the index", "how do I update the index by hand?"),
+        ("Matching patches", "why is a matched patch applied twice?"),
+        ("Base classes", "which base class should a widget extend?"),
+        ("Base class", "can I list the base classes of a widget?"),
+        ("Resolving dependencies", "it hangs when resolving dependency versions"),
+    ],
+)
+def test_regular_forms_of_a_word_meet(heading, question):
+    assert _names(heading, question)
+
+
+@pytest.mark.parametrize("heading", ["What is it?", "How to do it", "Whats that"])
+def test_a_heading_of_function_words_alone_names_nothing(heading):
+    assert not _names(heading, f"{heading} I wonder, and what is it? how to do it? whats that")
+
+
+def test_a_character_written_in_two_ways_meets_itself():
+    assert _names("Caf\u00e9 menus", "where are the cafe\u0301 menus kept?")
+    assert _names("STRASSE NAMES", "how are stra\u00dfe names spelled?")
 
 
 @given(st.text(max_size=40), st.text(max_size=200))
