@@ -2,37 +2,39 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from bot.corpus.markdown import chunk_markdown
 from tests.answering import built_engine
 
 QUESTION = "how do I set a cache policy so that a store keeps only some of its results?"
 
-CACHES = """# Caches
+_CACHES_OPENING = """# Caches
 
 Widgets remember what they computed, so that asking twice costs once.
 
-## Cache policy
+"""
+_STORES_SECTION = """## Stores
+
+A store keeps its widgets' results in a cache. Set the cache policy of the store, and the
+cache keeps what the policy says; a store whose cache has no policy set keeps every result.
+"""
+CACHES = (
+    _CACHES_OPENING
+    + """## Cache policy
 
 A widget's results are kept for an hour unless it says otherwise. Write `keep = "10m"`
 in the widget's own file for ten minutes, `keep = "forever"` to keep them until the
 widget changes, or `keep = "never"` to compute every result again each time it is asked
 for. A widget that reads the clock should not be kept at all.
 
-## Stores
-
-A store keeps its widgets' results in a cache. Set the cache policy of the store, and the
-cache keeps what the policy says; a store whose cache has no policy set keeps every result.
 """
+    + _STORES_SECTION
+)
 # The same "Stores" section, on a page of its own.
-STORES = """# Caches
-
-Widgets remember what they computed, so that asking twice costs once.
-
-## Stores
-
-A store keeps its widgets' results in a cache. Set the cache policy of the store, and the
-cache keeps what the policy says; a store whose cache has no policy set keeps every result.
-"""
+STORES = _CACHES_OPENING + _STORES_SECTION
 # A page titled by what the question names, its opening section matching nearly as well.
 POLICY = """# Cache policy
 
@@ -100,15 +102,23 @@ Widgets are laid out in rows, or in columns with `layout = "columns"`.
 """
 
 
-def _places(results) -> list[tuple[str, str]]:
-    return [(r.heading, r.path) for r in results]
+async def _first_two(tmp_path: Path, files: dict[str, str], question: str) -> list[tuple[str, str]]:
+    """The heading and path of the first two passages for ``question`` over ``files``."""
+    async with built_engine(tmp_path, {"widgets": files}) as engine:
+        results = await engine.retriever.retrieve(question)
+    return [(r.heading, r.path) for r in results[:2]]
 
 
-async def test_a_section_the_question_names_by_its_heading_passes_one_that_matches_more(tmp_path):
-    repos = {"widgets": {"docs/caches.md": CACHES, "docs/settings.md": SETTINGS}}
-    async with built_engine(tmp_path, repos) as engine:
-        results = await engine.retriever.retrieve(QUESTION)
-    assert _places(results)[:2] == [
+@pytest.mark.parametrize(
+    "question",
+    [QUESTION, f"in widgets, {QUESTION}"],
+    ids=["search of everything", "named repository's own search"],
+)
+async def test_a_section_the_question_names_by_its_heading_passes_one_that_matches_more(
+    tmp_path, question
+):
+    files = {"docs/caches.md": CACHES, "docs/settings.md": SETTINGS}
+    assert await _first_two(tmp_path, files, question) == [
         ("Cache policy", "docs/caches.md"),
         ("Stores", "docs/caches.md"),
     ]
@@ -117,28 +127,10 @@ async def test_a_section_the_question_names_by_its_heading_passes_one_that_match
 async def test_a_page_opening_the_question_names_is_not_lifted(tmp_path):
     # Named, the opening would pass "Stores" as the section above does; its page's evidence is
     # what counts for it.
-    repos = {
-        "widgets": {
-            "docs/policy.md": POLICY,
-            "docs/caches.md": STORES,
-            "docs/settings.md": SETTINGS,
-        }
-    }
-    async with built_engine(tmp_path, repos) as engine:
-        results = await engine.retriever.retrieve(QUESTION)
-    assert _places(results)[:2] == [
+    files = {"docs/policy.md": POLICY, "docs/caches.md": STORES, "docs/settings.md": SETTINGS}
+    assert await _first_two(tmp_path, files, QUESTION) == [
         ("Stores", "docs/caches.md"),
         ("Cache policy", "docs/policy.md"),
-    ]
-
-
-async def test_a_named_section_ranks_higher_in_a_named_repository_s_own_search_too(tmp_path):
-    repos = {"widgets": {"docs/caches.md": CACHES, "docs/settings.md": SETTINGS}}
-    async with built_engine(tmp_path, repos) as engine:
-        results = await engine.retriever.retrieve(f"in widgets, {QUESTION}")
-    assert _places(results)[:2] == [
-        ("Cache policy", "docs/caches.md"),
-        ("Stores", "docs/caches.md"),
     ]
 
 
@@ -147,9 +139,7 @@ async def test_no_part_of_a_long_opening_is_lifted(tmp_path):
     parts = [c for c in chunk_markdown(LONG_POLICY) if c.heading == "Cache policy"]
     assert len(parts) == 2
     files = {"docs/policy.md": LONG_POLICY, "docs/caches.md": STORES, "docs/settings.md": SETTINGS}
-    async with built_engine(tmp_path, {"widgets": files}) as engine:
-        results = await engine.retriever.retrieve(QUESTION)
-    assert _places(results)[:2] == [
+    assert await _first_two(tmp_path, files, QUESTION) == [
         ("Stores", "docs/caches.md"),
         ("Cache policy", "docs/policy.md"),
     ]
@@ -158,11 +148,8 @@ async def test_no_part_of_a_long_opening_is_lifted(tmp_path):
 async def test_a_symbol_whose_name_says_the_heading_is_not_lifted(tmp_path):
     # `build_tags` reads as "build tags"; a question names a symbol by writing it as code.
     files = {"widgets/tags.py": TAGS_PY, "docs/building.md": BUILDING, "docs/settings.md": SETTINGS}
-    async with built_engine(tmp_path, {"widgets": files}) as engine:
-        results = await engine.retriever.retrieve(
-            "is there a build tag to leave the docs out of my binary?"
-        )
-    assert _places(results)[:2] == [
+    question = "is there a build tag to leave the docs out of my binary?"
+    assert await _first_two(tmp_path, files, question) == [
         ("Leaving parts out", "docs/building.md"),
         ("build_tags", "widgets/tags.py"),
     ]
