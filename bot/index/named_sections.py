@@ -18,8 +18,9 @@ Some headings are left out, because a question says them without meaning them:
   its place, not by its heading's level, which the index does not keep: on a page whose
   title has no text of its own, the first subsection opens the page and is left out too.
 
-Code passages are not concerned: a question that names a symbol is searched for it by name
-(``bot.index.symbols``).
+Code passages are not concerned. A symbol's name often reads as a heading would
+(``build_tags``), but a question that means a symbol writes its name as code, and the names it
+writes so have rules of their own (``WrittenNames`` in ``bot.index.symbols``).
 """
 
 from __future__ import annotations
