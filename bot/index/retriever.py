@@ -145,7 +145,8 @@ PACKAGE_NAMED = 1.5
 # indexed): BM25 over the whole page. Read in the same trip as the candidates, since under
 # load every trip to a reading thread waits its turn; materialised, each page is scored once,
 # and only the candidates' pages are. ``opening`` tells a part of a page's opening section: the
-# first passage, and any cut from the same section when it was too long for one.
+# first passage, and any cut from the same section when it was too long for one. A code file
+# has no opening that matters (``_named`` passes code by), so its passages skip the lookup.
 _CANDIDATES_SQL = (
     """
 WITH pages(id, score) AS MATERIALIZED (
